@@ -1,0 +1,5 @@
+"""`python -m kivgraph` runs the CLI."""
+
+from kivgraph.cli import main
+
+main()
