@@ -1,0 +1,201 @@
+"""The `kivgraph` command line: a thin click layer over indexing, store and render.
+
+The only place that prints to the terminal for commands and sets exit codes: a KivgraphError
+becomes `Error: …` on stderr with exit 1, a usage error exit 2. Progress goes to stderr; stdout
+is the command's output.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+import click
+
+from kivgraph import __version__
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.indexing import Progress, index_snapshot, snapshot_at
+from kivgraph.model import Language
+from kivgraph.render.summary import render_text, summarize
+from kivgraph.store import (
+    NOTES_REF,
+    note_location,
+    read_file,
+    read_note,
+    save_to_file,
+    save_to_notes,
+)
+from kivgraph.store.codec import decode_columns
+from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository, resolve_commit
+
+
+def use_color(stream: Any) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def parse_languages(value: str | None) -> frozenset[Language] | None:
+    if not value:
+        return None
+    chosen: set[Language] = set()
+    for part in value.split(","):
+        name = part.strip().lower()
+        if not name:
+            continue
+        aliases = {"ts": "typescript", "js": "javascript", "py": "python", "golang": "go", "rs": "rust"}
+        name = aliases.get(name, name)
+        try:
+            chosen.add(Language(name))
+        except ValueError:
+            known = ", ".join(lang.value for lang in Language)
+            raise InvalidArgumentError(f"unknown language {part.strip()!r}; choose from {known}.") from None
+    return frozenset(chosen)
+
+
+class ProgressLine:
+    """One self-overwriting progress line on a terminal; a few plain lines elsewhere."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.started = time.monotonic()
+        self.last = 0.0
+        self.stage = ""
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        finished = done >= total
+        interval = 0.1 if self.tty else 5.0
+        if stage == self.stage and not finished and now - self.last < interval:
+            return
+        self.stage, self.last = stage, now
+        text = f"{stage}: {done:,}/{total:,} files" if stage == "parse" else f"{stage}…"
+        if self.tty:
+            self.stream.write(f"\r\x1b[K{text}")
+            if finished and stage != "parse":
+                self.stream.write("\r\x1b[K")
+        elif now - self.started > 2.0 or finished and total > 500:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+class CommandError(click.ClickException):
+    """A KivgraphError on its way to the terminal: click prints `Error: …` and exits with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class KivgraphGroup(click.Group):
+    """Translates errors into messages and exit codes in one place, for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KivgraphError as err:
+            raise CommandError(str(err)) from err
+        except KeyboardInterrupt as err:
+            raise CommandError("interrupted; nothing was stored.", 130) from err
+        except Exception as err:  # the one place that turns a bug into a message instead of a traceback
+            if os.environ.get("KIVGRAPH_DEBUG"):
+                traceback.print_exc()
+            raise CommandError(
+                f"internal error ({type(err).__name__}: {err}); rerun with KIVGRAPH_DEBUG=1 and report it.", 70
+            ) from err
+
+
+@click.group(cls=KivgraphGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kivgraph")
+def cli() -> None:
+    """kivgraph: a Git-native code graph that answers "what breaks if I change this?"."""
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--commit", "revision", default="HEAD", show_default=True, help="Revision whose tree is indexed.")
+@click.option("--worktree", is_flag=True, help="Index the working tree (uncommitted changes included); needs --out.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes.")
+@click.option("--languages", help="Comma-separated languages to index (default: every one found).")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def index(path: str, revision: str, worktree: bool, out: str | None, languages: str | None, ref: str,
+          as_json: bool) -> None:
+    """Index the repository at PATH at a commit and store the generation beside it."""
+    if worktree and revision != "HEAD":
+        raise InvalidArgumentError("--worktree indexes the working tree; it cannot be combined with --commit.")
+    if worktree and out is None:
+        raise InvalidArgumentError(
+            "a working-tree generation matches no commit, so it is not stored in git notes; pass --out FILE."
+        )
+    chosen = parse_languages(languages)
+    started = time.monotonic()
+    progress: Progress = ProgressLine(sys.stderr)
+    snap = snapshot_at(path, revision, worktree)
+    generation = index_snapshot(snap, chosen, progress)
+    if out is not None:
+        blob = save_to_file(generation, out)
+        location = out
+    else:
+        blob = save_to_notes(open_repository(path), generation, ref)
+        location = note_location(generation.header.commit, ref)
+    elapsed = time.monotonic() - started
+    summary = summarize(decode_columns(blob, location), len(blob), location)
+    summary["elapsed_seconds"] = round(elapsed, 3)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    color = use_color(sys.stdout)
+    c = summary["counts"]
+    skipped = sum(n for status, n in summary["file_status"].items() if status.startswith("skipped"))
+    line = (
+        f"Indexed {summary['repository']} at {(summary['commit'][:12] or 'the working tree')}: "
+        f"{c['files']:,} files ({skipped:,} skipped), {c['symbols']:,} symbols, {c['edges']:,} edges, "
+        f"{c['unresolved']:,} unresolved in {elapsed:.1f}s → {location} ({len(blob):,} bytes)"
+    )
+    click.echo(click.style(line, fg="green") if color else line, color=color)
+
+
+@cli.command()
+@click.argument("revision", required=False)
+@click.option("--generation", "generation_file", type=click.Path(dir_okay=False),
+              help="Read a generation file (an artifact) instead of git notes.")
+@click.option("--repo", "repo_path", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Repository whose notes are read.")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def show(revision: str | None, generation_file: str | None, repo_path: str, ref: str, as_json: bool) -> None:
+    """Print what a generation holds: counts by language, kind, edge kind and confidence."""
+    if generation_file and revision:
+        raise InvalidArgumentError("pass either a REVISION or --generation FILE, not both.")
+    if generation_file:
+        location = generation_file
+        blob = read_file(generation_file)
+    else:
+        repo = open_repository(repo_path)
+        commit = str(resolve_commit(repo, revision or "HEAD").id)
+        location = note_location(commit, ref)
+        try:
+            blob = read_note(repo, commit, ref)
+        except GenerationNotFoundError:
+            noted = {n.commit for n in NotesStore(repo, ref).entries()}
+            nearest = nearest_noted_ancestor(repo, repo[commit], noted) if noted else None
+            hint = "run `kivgraph index` to create one."
+            if nearest is not None:
+                hint = (f"the nearest indexed ancestor is {nearest[0][:12]}, {nearest[1]} commits back "
+                        f"(`kivgraph show {nearest[0][:12]}`); run `kivgraph index` to index this commit.")
+            raise GenerationNotFoundError(location, hint) from None
+    summary = summarize(decode_columns(blob, location), len(blob), location)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        color = use_color(sys.stdout)
+        click.echo(render_text(summary, color), color=color)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,92 @@
+"""Every error kivgraph raises on purpose: one base, `KivgraphError`, and subclasses carrying data.
+
+Messages are whole sentences that name the object and say what to do next. The CLI and the MCP
+server are the only places that turn these into exit codes or error results.
+"""
+
+
+class KivgraphError(Exception):
+    """Base of every deliberate kivgraph error; `code` is the stable machine-readable name."""
+
+    code = "KIVGRAPH_ERROR"
+
+
+class InvalidArgumentError(KivgraphError):
+    code = "INVALID_ARGUMENT"
+
+
+class NotARepositoryError(KivgraphError):
+    code = "NOT_A_REPOSITORY"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} is not inside a git repository; run kivgraph from a git checkout or pass its path.")
+
+
+class EmptyRepositoryError(KivgraphError):
+    code = "EMPTY_REPOSITORY"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"the repository at {path} has no commits yet; commit something, or pass --worktree.")
+
+
+class UnknownRevisionError(KivgraphError):
+    code = "UNKNOWN_REVISION"
+
+    def __init__(self, revision: str, repository: str) -> None:
+        self.revision = revision
+        self.repository = repository
+        super().__init__(
+            f"revision {revision!r} does not name a commit in {repository}; check it with `git rev-parse {revision}`."
+        )
+
+
+class GenerationNotFoundError(KivgraphError):
+    code = "GENERATION_NOT_FOUND"
+
+    def __init__(self, where: str, hint: str = "") -> None:
+        self.where = where
+        message = f"no kivgraph generation is stored for {where}"
+        super().__init__(message + (f"; {hint}" if hint else "; run `kivgraph index` first."))
+
+
+class CorruptGenerationError(KivgraphError):
+    """A blob that cannot be trusted: it is reported, never loaded half-way."""
+
+    code = "CORRUPT_GENERATION"
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(
+            f"the generation stored for {where} is corrupt: {detail}. Re-index that commit with "
+            "`kivgraph index --commit <rev>` to replace it."
+        )
+
+
+class UnsupportedFormatError(KivgraphError):
+    code = "UNSUPPORTED_FORMAT"
+
+    def __init__(self, where: str, major: int, minor: int, supported: int) -> None:
+        self.where = where
+        self.major = major
+        self.minor = minor
+        super().__init__(
+            f"the generation stored for {where} uses storage format {major}.{minor}, and this kivgraph reads "
+            f"format {supported}.x only; upgrade kivgraph or re-index with this version."
+        )
+
+
+class NotesError(KivgraphError):
+    """The notes ref could not be read or written."""
+
+    code = "NOTES_ERROR"
+
+
+class PathOutsideRepositoryError(KivgraphError):
+    code = "PATH_OUTSIDE_REPOSITORY"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path!r} leaves the repository; paths must be repository-relative and stay inside it.")

@@ -1,0 +1,335 @@
+"""From a tree at a commit (or a working tree) to one Generation: read, parse, resolve, key.
+
+Reads files through pygit2 from the commit's tree — never the working tree unless asked — runs
+each language adapter, resolves names across files, assigns stable keys and assembles the
+generation. It stores nothing: the caller hands the result to `store`.
+"""
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+
+import pygit2
+
+from kivgraph import __version__
+from kivgraph.errors import EmptyRepositoryError, InvalidArgumentError
+from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
+from kivgraph.languages.resolve import DeclRef, Resolver
+from kivgraph.languages.scopes import FileScopes, module_qualified_name
+from kivgraph.languages.syntax import FileSyntax
+from kivgraph.model import (
+    FileRecord,
+    FileStatus,
+    Generation,
+    GenerationHeader,
+    Language,
+    Package,
+    Symbol,
+    SymbolKind,
+    Unresolved,
+    canonical_identity,
+    stable_key,
+)
+from kivgraph.store.notes import open_repository, resolve_commit
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Larger files are generated or vendored far more often than written: skipped and recorded."""
+SKIPPED_DIRECTORIES = frozenset({"node_modules", ".git"})
+BINARY_SNIFF = 8192
+GRAMMAR_PACKAGES = (
+    "tree-sitter",
+    "tree-sitter-python",
+    "tree-sitter-go",
+    "tree-sitter-rust",
+    "tree-sitter-typescript",
+    "tree-sitter-javascript",
+    "tree-sitter-dart",
+)
+
+Progress = Callable[[str, int, int], None]
+"""(stage, done, total): called as work advances, for the CLI's progress line."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeFile:
+    path: str
+    size: int
+    digest: str
+    symlink: bool
+    read: Callable[[], bytes]
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """The tree being indexed: where it came from and its files."""
+
+    repository: str
+    remote_url: str
+    commit: str
+    tree: str
+    worktree: bool
+    files: list[TreeFile] = field(default_factory=list[TreeFile])
+
+
+def repository_name(repo: pygit2.Repository) -> str:
+    """The repository's name: its origin's last path segment, else its folder's name."""
+    try:
+        url = repo.remotes["origin"].url or ""
+    except (KeyError, pygit2.GitError):
+        url = ""
+    if url:
+        last = url.rstrip("/").rpartition("/")[2].rpartition(":")[2]
+        if last.endswith(".git"):
+            last = last[:-4]
+        if last:
+            return last
+    workdir = repo.workdir or os.path.dirname(repo.path.rstrip("/"))
+    return os.path.basename(os.path.normpath(workdir)) or "repository"
+
+
+def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Snapshot:
+    repo = open_repository(path)
+    try:
+        remote_url = repo.remotes["origin"].url or ""
+    except (KeyError, pygit2.GitError):
+        remote_url = ""
+    name = repository_name(repo)
+    if worktree:
+        if repo.workdir is None:
+            raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
+        commit = "" if repo.head_is_unborn else str(repo.head.target)
+        snap = Snapshot(name, remote_url, commit, "", True)
+        snap.files = list(_worktree_files(repo))
+        return snap
+    if repo.head_is_unborn and revision in ("HEAD", "@"):
+        raise EmptyRepositoryError(repo.workdir or repo.path)
+    commit = resolve_commit(repo, revision)
+    snap = Snapshot(name, remote_url, str(commit.id), str(commit.tree_id), False)
+    snap.files = list(_tree_files(repo, commit.tree, ""))
+    return snap
+
+
+def _tree_files(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[TreeFile]:
+    for entry in tree:
+        path = prefix + entry.name
+        if entry.type_str == "tree":
+            if entry.name not in SKIPPED_DIRECTORIES:
+                yield from _tree_files(repo, repo[entry.id], path + "/")
+        elif entry.type_str == "blob":
+            blob = repo[entry.id]
+            oid = entry.id
+            yield TreeFile(
+                path,
+                blob.size,
+                str(oid),
+                entry.filemode == pygit2.enums.FileMode.LINK,
+                lambda oid=oid: repo[oid].data,
+            )
+
+
+def _worktree_files(repo: pygit2.Repository) -> Iterator[TreeFile]:
+    root = os.path.realpath(repo.workdir)
+    tracked = {entry.path for entry in repo.index}
+    status = repo.status(untracked_files="all")
+    untracked = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_NEW}
+    deleted = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_DELETED}
+    for path in sorted((tracked | untracked) - deleted):
+        if any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]):
+            continue
+        full = os.path.join(root, path)
+        if os.path.islink(full):
+            yield TreeFile(path, 0, "", True, lambda: b"")
+            continue
+        try:
+            size = os.path.getsize(full)
+        except OSError:
+            continue
+        with open(full, "rb") as handle:
+            data = handle.read()
+        yield TreeFile(path, size, str(pygit2.hash(data)), False, lambda data=data: data)
+
+
+def index_snapshot(
+    snap: Snapshot,
+    languages: frozenset[Language] | None = None,
+    progress: Progress | None = None,
+) -> Generation:
+    """Parse, resolve and key every file of a known language in the snapshot."""
+    wanted = [(f, lang) for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)]
+    by_path = {f.path: f for f in snap.files}
+
+    def read(p: str) -> bytes | None:
+        f = by_path.get(p)
+        if f is None or f.symlink or f.size > MAX_FILE_BYTES:
+            return None
+        return f.read()
+
+    layout = RepoLayout(by_path, read)
+    records: list[FileRecord] = []
+    unresolved: list[Unresolved] = []
+    parsed: dict[str, tuple[Language, FileSyntax]] = {}
+    line_counts: dict[str, int] = {}
+    for done, (tree_file, lang) in enumerate(wanted, 1):
+        record, syntax, lines = _parse_one(tree_file, lang, layout)
+        records.append(record)
+        if syntax is not None:
+            parsed[tree_file.path] = (lang, syntax)
+            line_counts[tree_file.path] = lines
+            unresolved.extend(
+                Unresolved("PARSE_ERROR", lang, tree_file.path, p.line, detail=p.detail) for p in syntax.problems
+            )
+        if progress is not None:
+            progress("parse", done, len(wanted))
+
+    adapters: dict[Language, LanguageAdapter] = {lang: adapter(lang) for lang in {lang for _, lang in wanted}}
+    packages: dict[str, Package] = {}
+    for lang, lang_adapter in sorted(adapters.items()):
+        paths = sorted(p for p, (lg, _) in parsed.items() if lg is lang)
+        packages.update(lang_adapter.packages(layout, paths))
+
+    scopes = {
+        path: FileScopes.build(path, lang, syntax, packages.get(path), adapters[lang].separator)
+        for path, (lang, syntax) in sorted(parsed.items())
+    }
+    _assign_keys(snap.repository, scopes)
+    if progress is not None:
+        progress("resolve", 0, 1)
+    resolver = Resolver(scopes, layout, adapters)
+    facts = resolver.run()
+    if progress is not None:
+        progress("resolve", 1, 1)
+
+    symbols = _symbols(scopes, resolver, line_counts)
+    header = GenerationHeader(
+        repository=snap.repository,
+        commit=snap.commit,
+        tree=snap.tree,
+        indexer_version=__version__,
+        created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        remote_url=snap.remote_url,
+        languages=tuple(sorted(adapters)),
+        analyzers=_analyzer_versions(),
+        worktree=snap.worktree,
+    )
+    return Generation(
+        header=header,
+        files=tuple(records),
+        packages=tuple(sorted({p.id: p for p in packages.values()}.values(), key=lambda p: p.id)),
+        symbols=tuple(symbols),
+        edges=tuple(facts.edges),
+        external_references=tuple(facts.external_references),
+        unresolved=tuple(unresolved + facts.unresolved),
+    )
+
+
+def _parse_one(
+    tree_file: TreeFile, lang: Language, layout: RepoLayout
+) -> tuple[FileRecord, FileSyntax | None, int]:
+    def record(status: FileStatus) -> FileRecord:
+        return FileRecord(tree_file.path, lang, tree_file.digest, tree_file.size, status)
+
+    if tree_file.symlink:
+        return record(FileStatus.SKIPPED_SYMLINK), None, 0
+    if tree_file.size > MAX_FILE_BYTES:
+        return record(FileStatus.SKIPPED_TOO_LARGE), None, 0
+    source = layout.read(tree_file.path) or b""
+    if b"\x00" in source[:BINARY_SNIFF]:
+        return record(FileStatus.SKIPPED_BINARY), None, 0
+    syntax = adapter(lang).parse(tree_file.path, source)
+    try:
+        source.decode("utf-8")
+        status = FileStatus.PARSE_ERRORS if syntax.problems else FileStatus.INDEXED
+    except UnicodeDecodeError:
+        status = FileStatus.INVALID_UTF8
+    return record(status), syntax, source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+
+
+def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
+    """Stable keys from canonical identity; rare collisions add signature, then file, then ordinal."""
+    taken: set[str] = set()
+
+    def unique(lang: Language, package: str, module: str, qn: str, kind: str, signature: str, path: str) -> str:
+        for discriminator in ("", signature, f"{signature}@{path}"):
+            key = stable_key(canonical_identity(lang, repository, package, module, qn, kind, discriminator))
+            if key not in taken:
+                taken.add(key)
+                return key
+        ordinal = 2
+        while True:
+            key = stable_key(canonical_identity(lang, repository, package, module, qn, kind, f"{signature}@{path}#{ordinal}"))
+            if key not in taken:
+                taken.add(key)
+                return key
+            ordinal += 1
+
+    for path, f in scopes.items():
+        package = f.package.name if f.package else ""
+        # Go's scope is the package (a directory); elsewhere a file is a module of its own.
+        module = "" if f.language is Language.GO else path
+        f.module_key = unique(f.language, package, path, module_qualified_name(path), SymbolKind.MODULE, "", path)
+        order = sorted(range(len(f.syntax.declarations)), key=lambda i: f.syntax.declarations[i].start_byte)
+        keys = [""] * len(order)
+        for i in order:
+            d = f.syntax.declarations[i]
+            keys[i] = unique(f.language, package, module, f.qualified_names[i], d.kind, d.signature, path)
+        f.keys = keys
+
+
+def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dict[str, int]) -> list[Symbol]:
+    symbols: list[Symbol] = []
+    for path, f in scopes.items():
+        package_id = f.package.id if f.package else ""
+        line_count = max(line_counts.get(path, 1), 1)
+        name = path.rpartition("/")[2]
+        symbols.append(
+            Symbol(f.module_key, name.partition(".")[0] or name, module_qualified_name(path), SymbolKind.MODULE,
+                   f.language, path, 1, line_count, 1, 0, "", True, None, package_id, "")
+        )
+        for i, d in enumerate(f.syntax.declarations):
+            parent = f.parents[i]
+            container: str | None = f.keys[parent] if parent >= 0 else None
+            if container is None and d.owner:
+                owner: DeclRef | None = resolver.owning_type(f, i)
+                container = resolver.key(owner) if owner is not None else None
+            symbols.append(
+                Symbol(
+                    key=f.keys[i],
+                    name=d.name,
+                    qualified_name=f.qualified_names[i],
+                    kind=d.kind,
+                    language=f.language,
+                    file=path,
+                    start_line=d.start_line,
+                    end_line=d.end_line,
+                    name_line=d.name_line,
+                    name_column=d.name_column,
+                    signature=d.signature,
+                    exported=d.exported,
+                    container=container,
+                    package=package_id,
+                    doc=d.doc,
+                )
+            )
+    return symbols
+
+
+def _analyzer_versions() -> tuple[tuple[str, str], ...]:
+    versions: list[tuple[str, str]] = []
+    for package in GRAMMAR_PACKAGES:
+        try:
+            versions.append((package, metadata.version(package)))
+        except metadata.PackageNotFoundError:
+            continue
+    return tuple(sorted(versions))
+
+
+def index_repository(
+    path: str,
+    revision: str = "HEAD",
+    worktree: bool = False,
+    languages: frozenset[Language] | None = None,
+    progress: Progress | None = None,
+) -> Generation:
+    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress)

@@ -1,0 +1,463 @@
+"""The fallback resolver: follows imports and lexical scopes across the files of one tree.
+
+Shared by every language (rules come from each adapter's attributes); the contract is
+docs/syntax-layer.md. It emits CANDIDATE edges (STRUCTURAL_CERTAIN for METHOD_OF), external
+references and unresolved records; it never picks between two same-named declarations.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum, auto
+
+from kivgraph.languages import LanguageAdapter, ModuleTarget, RepoLayout
+from kivgraph.languages.scopes import FileScopes
+from kivgraph.languages.syntax import Import, Reference, Role
+from kivgraph.model import (
+    CALLABLE_KINDS,
+    Confidence,
+    Edge,
+    EdgeKind,
+    ExternalReference,
+    Language,
+    Provenance,
+    SymbolKind,
+    Unresolved,
+)
+
+MODULE = -1
+"""Declaration index that stands for a file's module symbol."""
+MAX_DEPTH = 16
+
+ROLE_EDGE = {
+    Role.CALL: EdgeKind.CALLS_DIRECT,
+    Role.READ: EdgeKind.REFERENCES,
+    Role.TYPE: EdgeKind.TYPE_USES,
+    Role.CALLBACK: EdgeKind.PASSES_AS_CALLBACK,
+    Role.ASSIGN: EdgeKind.ASSIGNS_FUNCTION,
+    Role.RETURN: EdgeKind.RETURNS_FUNCTION,
+    Role.EXTENDS: EdgeKind.EXTENDS,
+    Role.IMPLEMENTS: EdgeKind.IMPLEMENTS,
+    Role.EMBEDS: EdgeKind.EMBEDS,
+}
+FUNCTION_VALUE_ROLES = frozenset({Role.CALLBACK, Role.ASSIGN, Role.RETURN})
+SUBMODULE_SEPARATOR = {Language.PYTHON: ".", Language.RUST: "::"}
+"""Languages where `module.name` may name a submodule rather than a member."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclRef:
+    path: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleRef:
+    files: tuple[str, ...]
+    spec: str
+    from_file: str
+    language: Language
+
+
+class Status(Enum):
+    DECL = auto()
+    MODULE = auto()
+    EXTERNAL = auto()
+    UNRESOLVED = auto()
+    UNKNOWN_RECEIVER = auto()
+    LOCAL = auto()
+    NOTHING = auto()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: Status
+    decl: DeclRef | None = None
+    module: ModuleRef | None = None
+    via: DeclRef | None = None
+    """The last declaration reached before the path could not be followed further."""
+    package: str = ""
+    symbol: str = ""
+    reason: str = ""
+    detail: str = ""
+    language: Language | None = None
+    """For EXTERNAL: the language whose separator joins the symbol path."""
+
+
+LOCAL = Outcome(Status.LOCAL)
+NOTHING = Outcome(Status.NOTHING)
+
+
+@dataclass(slots=True)
+class Facts:
+    edges: list[Edge]
+    external_references: list[ExternalReference]
+    unresolved: list[Unresolved]
+
+
+class Resolver:
+    def __init__(
+        self, files: dict[str, FileScopes], layout: RepoLayout, adapters: dict[Language, LanguageAdapter]
+    ) -> None:
+        self.files = files
+        self.layout = layout
+        self.adapters = adapters
+        self.names: set[str] = {d.name for f in files.values() for d in f.syntax.declarations}
+        self._modules: dict[tuple[Language, str, str], ModuleTarget] = {}
+        self._bases: dict[DeclRef, list[DeclRef]] = {}
+        self.owned: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
+        self.package_top: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
+        for f in files.values():
+            adapter = adapters[f.language]
+            for i, d in enumerate(f.syntax.declarations):
+                if d.owner and f.parents[i] < 0:
+                    bucket = self.owned.setdefault((self._owner_scope(f), d.owner), {})
+                    bucket.setdefault(d.name, []).append(DeclRef(f.path, i))
+            if adapter.package_scope:
+                group = self.package_top.setdefault(self._package_group(f), {})
+                for name, indexes in f.top.items():
+                    group.setdefault(name, []).extend(DeclRef(f.path, i) for i in indexes)
+
+    # -- scopes of sharing ---------------------------------------------------------------------
+
+    def _package_group(self, f: FileScopes) -> tuple[str, str]:
+        return (f.path.rpartition("/")[0], f.syntax.package_clause)
+
+    def _owner_scope(self, f: FileScopes) -> str:
+        return "\x00".join(self._package_group(f)) if self.adapters[f.language].package_scope else f.path
+
+    def module(self, f: FileScopes, spec: str) -> ModuleTarget:
+        key = (f.language, spec, f.path)
+        found = self._modules.get(key)
+        if found is None:
+            found = self._modules[key] = self.adapters[f.language].resolve_module(spec, f.path, self.layout)
+        return found
+
+    # -- running -------------------------------------------------------------------------------
+
+    def run(self) -> Facts:
+        sink = _Sink(self)
+        for f in self.files.values():
+            for i, d in enumerate(f.syntax.declarations):
+                if d.kind in CALLABLE_KINDS or d.kind == SymbolKind.FIELD:
+                    owner = self.owning_type(f, i)
+                    if owner is not None:
+                        sink.edge(f.keys[i], owner, EdgeKind.METHOD_OF, f, 0, Confidence.STRUCTURAL_CERTAIN)
+            for imp in f.syntax.imports:
+                source = self.source_key(f, imp.start_byte, "")
+                kind = EdgeKind.REEXPORTS if imp.reexport else EdgeKind.IMPORTS_SYMBOL
+                sink.emit(f, source, imp.line, self.import_outcome(f, imp), kind, kind)
+            for ref in f.syntax.references:
+                source = self.source_key(f, ref.start_byte, ref.subject)
+                outcome = self.reference_outcome(f, ref)
+                kind = self.edge_kind(ref.role, outcome.decl) if outcome.decl is not None else EdgeKind.REFERENCES
+                sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES)
+        return sink.facts
+
+    def key(self, target: DeclRef) -> str | None:
+        f = self.files.get(target.path)
+        if f is None:
+            return None
+        return f.module_key if target.index == MODULE else f.keys[target.index]
+
+    def source_key(self, f: FileScopes, byte: int, subject: str) -> str:
+        if subject:
+            i = f.heritage_subject(byte, subject)
+            if i >= 0:
+                return f.keys[i]
+        chain = f.enclosing(byte)
+        return f.keys[chain[0]] if chain else f.module_key
+
+    def edge_kind(self, role: Role, target: DeclRef) -> EdgeKind:
+        if role in FUNCTION_VALUE_ROLES:
+            f = self.files[target.path]
+            if target.index == MODULE or f.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
+                return EdgeKind.REFERENCES
+        return ROLE_EDGE[role]
+
+    # -- outcomes ------------------------------------------------------------------------------
+
+    def import_outcome(self, f: FileScopes, imp: Import) -> Outcome:
+        target = self.module(f, imp.module)
+        if imp.name is None or imp.wildcard:
+            if target.external:
+                return Outcome(Status.EXTERNAL, package=target.external)
+            if target.reason:
+                return Outcome(Status.UNRESOLVED, reason=target.reason, package=imp.module)
+            return Outcome(Status.MODULE, module=ModuleRef(target.files, imp.module, f.path, f.language))
+        return self.via_import(f, imp, (), 0)
+
+    def reference_outcome(self, f: FileScopes, ref: Reference) -> Outcome:
+        if ref.module:
+            target = self.module(f, ref.module)
+            return self.from_module_target(f, target, ref.module, None, ref.names, 0)
+        return self.lookup_path(f, f.enclosing(ref.start_byte), ref.names, 0)
+
+    def lookup_path(self, f: FileScopes, chain: list[int], names: tuple[str, ...], depth: int) -> Outcome:
+        head, rest = names[0], names[1:]
+        if not head:
+            return self.unknown_receiver(rest[0] if rest else "", None)
+        adapter = self.adapters[f.language]
+        decls = f.syntax.declarations
+        for i in chain:
+            if decls[i].opens_scope:
+                binding = f.bindings.get(i, {}).get(head)
+                if binding is not None:
+                    if not rest:
+                        return LOCAL
+                    if binding.type_name and depth < MAX_DEPTH:
+                        typed = self.lookup_path(f, chain, (binding.type_name,), depth + 1)
+                        if typed.status is Status.DECL and typed.decl is not None and self.is_type(typed.decl):
+                            return self.then(typed, rest, depth + 1)
+                    return self.unknown_receiver(rest[0], None)
+            kids = f.children.get(i, {}).get(head)
+            if kids and (not f.is_type(i) or adapter.implicit_member_scope):
+                return self.choose(f.path, f.last_binding(kids), head, rest, depth)
+        if head in adapter.self_names:
+            if not rest:
+                return NOTHING
+            owner = self.enclosing_type(f, chain, depth)
+            if owner is None:
+                return self.unknown_receiver(rest[0], None)
+            return self.then(Outcome(Status.DECL, decl=owner), rest, depth)
+        return self.lookup_outer(f, head, rest, depth)
+
+    def lookup_outer(self, f: FileScopes, head: str, rest: tuple[str, ...], depth: int) -> Outcome:
+        """A name at file level: declarations, imports, the package's other files, wildcards, builtins."""
+        if depth > MAX_DEPTH:
+            return Outcome(Status.UNRESOLVED, reason="RESOLUTION_TOO_DEEP", symbol=head)
+        adapter = self.adapters[f.language]
+        top = f.top.get(head)
+        if top:
+            return self.choose(f.path, f.last_binding(top), head, rest, depth)
+        imports = f.imports.get(head)
+        if imports:
+            return self.via_import(f, imports[-1], rest, depth + 1)
+        if adapter.package_scope:
+            shared = [r for r in self.package_top.get(self._package_group(f), {}).get(head, []) if r.path != f.path]
+            if shared:
+                return self.choose_refs(shared, head, rest, depth)
+        found: list[DeclRef] = []
+        for imp in f.wildcards:
+            if imp.reexport and not imp.local_name and imp.name is None and f.language is Language.TYPESCRIPT:
+                continue  # `export * from` re-exports; it does not bring names into this file
+            target = self.module(f, imp.module)
+            for path in target.files:
+                other = self.files.get(path)
+                if other is not None:
+                    found.extend(DeclRef(path, i) for i in other.last_binding(other.top.get(head, []))
+                                 if other.syntax.declarations[i].exported or other.language is not Language.DART)
+        if found:
+            return self.choose_refs(found, head, rest, depth)
+        if head in adapter.builtins:
+            return NOTHING
+        if head in self.names:
+            return Outcome(Status.UNRESOLVED, reason="NAME_NOT_RESOLVED", symbol=head)
+        return NOTHING
+
+    def via_import(self, f: FileScopes, imp: Import, rest: tuple[str, ...], depth: int) -> Outcome:
+        target = self.module(f, imp.module)
+        return self.from_module_target(f, target, imp.module, imp.name, rest, depth)
+
+    def from_module_target(self, f: FileScopes, target: ModuleTarget, spec: str, name: str | None,
+                           rest: tuple[str, ...], depth: int) -> Outcome:
+        path_names = ((name,) if name else ()) + tuple(rest)
+        if target.external:
+            separator = self.adapters[f.language].separator
+            return Outcome(Status.EXTERNAL, package=target.external, symbol=separator.join(path_names),
+                           language=f.language)
+        if target.reason:
+            return Outcome(Status.UNRESOLVED, reason=target.reason, package=spec,
+                           symbol=path_names[0] if path_names else "")
+        module = Outcome(Status.MODULE, module=ModuleRef(target.files, spec, f.path, f.language))
+        return self.then(module, path_names, depth)
+
+    def then(self, outcome: Outcome, rest: tuple[str, ...], depth: int) -> Outcome:
+        """Follow the rest of a path member by member from a declaration or a module."""
+        for position, name in enumerate(rest):
+            if depth > MAX_DEPTH:
+                return Outcome(Status.UNRESOLVED, reason="RESOLUTION_TOO_DEEP", symbol=name)
+            if outcome.status is Status.MODULE and outcome.module is not None:
+                outcome = self.module_member(outcome.module, name, depth + 1)
+            elif outcome.status is Status.DECL and outcome.decl is not None:
+                outcome = self.decl_member(outcome.decl, name, depth + 1)
+            else:
+                return outcome
+            if outcome.status is Status.EXTERNAL and position + 1 < len(rest):
+                separator = self.adapters[outcome.language].separator if outcome.language else "."
+                return Outcome(Status.EXTERNAL, package=outcome.package, language=outcome.language,
+                               symbol=separator.join((outcome.symbol, *rest[position + 1 :])))
+        return outcome
+
+    def module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
+        found: list[DeclRef] = []
+        for path in module.files:
+            other = self.files.get(path)
+            if other is not None:
+                found.extend(DeclRef(path, i) for i in other.last_binding(other.top.get(name, [])))
+        if found:
+            return self.choose_refs(found, name, (), depth)
+        for path in module.files:
+            other = self.files.get(path)
+            if other is None:
+                continue
+            adapter = self.adapters[other.language]
+            alias = other.exports.get(name)
+            if alias is not None and alias != name:
+                return self.lookup_outer(other, alias, (), depth + 1)
+            imports = other.imports.get(name)
+            if imports and (imports[-1].reexport or adapter.imports_visible_as_members or alias == name):
+                return self.via_import(other, imports[-1], (), depth + 1)
+            for imp in other.wildcards:
+                if imp.reexport or adapter.imports_visible_as_members:
+                    target = self.module(other, imp.module)
+                    if target.files:
+                        sub = ModuleRef(target.files, imp.module, other.path, other.language)
+                        outcome = self.module_member(sub, name, depth + 1)
+                        if outcome.status in (Status.DECL, Status.MODULE):
+                            return outcome
+        separator = SUBMODULE_SEPARATOR.get(module.language)
+        if separator is not None:
+            origin = self.files.get(module.from_file)
+            if origin is not None:
+                spec = f"{module.spec}{name}" if module.spec.endswith(".") else f"{module.spec}{separator}{name}"
+                target = self.module(origin, spec)
+                if target.files:
+                    return Outcome(Status.MODULE, module=ModuleRef(target.files, spec, module.from_file, module.language))
+        via = DeclRef(module.files[0], MODULE) if len(module.files) == 1 else None
+        return Outcome(Status.UNRESOLVED, reason="EXPORT_NOT_FOUND", package=module.spec, symbol=name, via=via)
+
+    def decl_member(self, target: DeclRef, name: str, depth: int) -> Outcome:
+        f = self.files[target.path]
+        if target.index == MODULE:
+            return self.module_member(ModuleRef((f.path,), f.path, f.path, f.language), name, depth)
+        if not (self.is_type(target) or f.is_namespace(target.index)):
+            return self.unknown_receiver(name, target)
+        members = self.members(target, name, set())
+        if not members:
+            if name in self.names:
+                return Outcome(Status.UNRESOLVED, reason="MEMBER_NOT_FOUND", symbol=name, via=target,
+                               detail=f"{f.qualified_names[target.index]} has no member {name} that syntax can see")
+            return Outcome(Status.NOTHING)
+        return self.choose_refs(members, name, (), depth)
+
+    def members(self, target: DeclRef, name: str, visited: set[DeclRef]) -> list[DeclRef]:
+        if target in visited:
+            return []
+        visited.add(target)
+        f = self.files[target.path]
+        found = [DeclRef(f.path, i) for i in f.last_binding(f.children.get(target.index, {}).get(name, []))]
+        decl = f.syntax.declarations[target.index]
+        found.extend(self.owned.get((self._owner_scope(f), decl.name), {}).get(name, []))
+        if found:
+            return found
+        for base in self.bases(target):
+            inherited = self.members(base, name, visited)
+            if inherited:
+                return inherited
+        return []
+
+    def bases(self, target: DeclRef) -> list[DeclRef]:
+        cached = self._bases.get(target)
+        if cached is not None:
+            return cached
+        self._bases[target] = []  # breaks cycles while this one is computed
+        f = self.files[target.path]
+        found: list[DeclRef] = []
+        for r_index in f.heritage.get(target.index, []):
+            ref = f.syntax.references[r_index]
+            if ref.role is Role.EXTENDS or ref.role is Role.EMBEDS:
+                outcome = self.reference_outcome(f, ref)
+                if outcome.status is Status.DECL and outcome.decl is not None and outcome.decl != target:
+                    found.append(outcome.decl)
+        self._bases[target] = found
+        return found
+
+    def enclosing_type(self, f: FileScopes, chain: list[int], depth: int) -> DeclRef | None:
+        for i in chain:
+            if f.is_type(i):
+                return DeclRef(f.path, i)
+            owner = f.syntax.declarations[i].owner
+            if owner:
+                outcome = self.lookup_outer(f, owner, (), depth + 1)
+                if outcome.status is Status.DECL and outcome.decl is not None and self.is_type(outcome.decl):
+                    return outcome.decl
+                return None
+        return None
+
+    def owning_type(self, f: FileScopes, i: int) -> DeclRef | None:
+        """The type a method or field belongs to, when syntax proves it."""
+        parent = f.parents[i]
+        if parent >= 0:
+            return DeclRef(f.path, parent) if f.is_type(parent) else None
+        owner = f.syntax.declarations[i].owner
+        if not owner:
+            return None
+        candidates = [i for i in f.top.get(owner, []) if f.is_type(i)]
+        refs = [DeclRef(f.path, c) for c in candidates]
+        if not refs and self.adapters[f.language].package_scope:
+            refs = [r for r in self.package_top.get(self._package_group(f), {}).get(owner, []) if self.is_type(r)]
+        return refs[0] if len(refs) == 1 else None
+
+    def is_type(self, target: DeclRef) -> bool:
+        return target.index != MODULE and self.files[target.path].is_type(target.index)
+
+    # -- choosing ------------------------------------------------------------------------------
+
+    def choose(self, path: str, indexes: list[int], name: str, rest: tuple[str, ...], depth: int) -> Outcome:
+        return self.choose_refs([DeclRef(path, i) for i in indexes], name, rest, depth)
+
+    def choose_refs(self, refs: Iterable[DeclRef], name: str, rest: tuple[str, ...], depth: int) -> Outcome:
+        unique = sorted(set(refs), key=lambda r: (r.path, r.index))
+        if len(unique) > 1:
+            where = ", ".join(
+                f"{r.path}:{self.files[r.path].syntax.declarations[r.index].start_line}" for r in unique[:5]
+            )
+            return Outcome(Status.UNRESOLVED, reason="AMBIGUOUS_DECLARATION", symbol=name,
+                           detail=f"{len(unique)} declarations named {name}: {where}")
+        outcome = Outcome(Status.DECL, decl=unique[0])
+        return self.then(outcome, rest, depth) if rest else outcome
+
+    def unknown_receiver(self, name: str, via: DeclRef | None) -> Outcome:
+        return Outcome(Status.UNKNOWN_RECEIVER, reason="RECEIVER_TYPE_UNKNOWN", symbol=name, via=via)
+
+
+class _Sink:
+    """Collects the resolver's output once: edges, external references and unresolved records."""
+
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self.facts = Facts([], [], [])
+        self.seen_edges: set[tuple[str, str, EdgeKind, int]] = set()
+        self.seen: set[ExternalReference | Unresolved] = set()
+
+    def edge(self, source: str, target: DeclRef, kind: EdgeKind, f: FileScopes, line: int,
+             confidence: Confidence = Confidence.CANDIDATE) -> None:
+        target_key = self.resolver.key(target)
+        if target_key is None or (source, target_key, kind, line) in self.seen_edges:
+            return
+        self.seen_edges.add((source, target_key, kind, line))
+        self.facts.edges.append(Edge(source, target_key, kind, confidence, Provenance.TREE_SITTER, f.path, line))
+
+    def emit(self, f: FileScopes, source: str, line: int, o: Outcome, decl_kind: EdgeKind,
+             module_kind: EdgeKind) -> None:
+        if o.status is Status.DECL and o.decl is not None:
+            self.edge(source, o.decl, decl_kind, f, line)
+        elif o.status is Status.MODULE and o.module is not None and len(o.module.files) == 1:
+            self.edge(source, DeclRef(o.module.files[0], MODULE), module_kind, f, line)
+        elif o.status is Status.EXTERNAL:
+            self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line))
+        elif o.status in (Status.UNRESOLVED, Status.UNKNOWN_RECEIVER):
+            if o.via is not None:
+                self.edge(source, o.via, EdgeKind.REFERENCES, f, line)
+            if o.status is Status.UNKNOWN_RECEIVER and o.symbol not in self.resolver.names:
+                return  # nothing in this repository carries that name: it cannot hide a use of ours
+            self._record(Unresolved(o.reason, f.language, f.path, line, o.package, o.symbol, source, o.detail))
+
+    def _record(self, record: ExternalReference | Unresolved) -> None:
+        if record in self.seen:
+            return
+        self.seen.add(record)
+        if isinstance(record, ExternalReference):
+            self.facts.external_references.append(record)
+        else:
+            self.facts.unresolved.append(record)

@@ -1,0 +1,1 @@
+"""Renderers: turn query and indexing results into text, markdown and JSON. No I/O beyond strings."""

@@ -1,0 +1,106 @@
+"""What a generation holds, counted from its columns: the body of `kivgraph show` and `index`.
+
+Counts come straight from the decoded integer columns, so summarising a million edges does not
+build a million row objects.
+"""
+
+from collections import Counter
+from typing import Any
+
+import click
+
+from kivgraph.store.codec import NONE, Columns
+
+
+def _counted(columns: Columns, table: str, column: str, vocabulary: str) -> dict[str, int]:
+    names = columns.vocabularies[vocabulary]
+    counts = Counter(columns.tables[table][column])
+    return {names[code]: n for code, n in sorted(counts.items(), key=lambda item: (-item[1], names[item[0]]))}
+
+
+def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
+    """A JSON-ready summary of one generation."""
+    h = columns.header
+    files = columns.tables["files"]
+    statuses = _counted(columns, "files", "status", "file_status")
+    unresolved_reasons = Counter(columns.strings[r] for r in columns.tables["unresolved"]["reason"])
+    languages = columns.vocabularies["language"]
+    per_language: dict[str, dict[str, int]] = {}
+    for code in sorted(set(files["language"])):
+        per_language[languages[code]] = {"files": 0, "symbols": 0}
+    for code in files["language"]:
+        per_language[languages[code]]["files"] += 1
+    for code in columns.tables["symbols"]["language"]:
+        per_language.setdefault(languages[code], {"files": 0, "symbols": 0})["symbols"] += 1
+    unresolved_files = {f for f in columns.tables["unresolved"]["file"] if f != NONE}
+    return {
+        "location": location,
+        "repository": h.repository,
+        "remote_url": h.remote_url,
+        "commit": h.commit,
+        "tree": h.tree,
+        "worktree": h.worktree,
+        "created_at": h.created_at,
+        "indexer_version": h.indexer_version,
+        "analyzers": dict(h.analyzers),
+        "size_bytes": size,
+        "counts": {
+            "files": columns.count("files"),
+            "packages": columns.count("packages"),
+            "symbols": columns.count("symbols"),
+            "edges": columns.count("edges"),
+            "external_references": columns.count("external_references"),
+            "unresolved": columns.count("unresolved"),
+            "invisible_scopes": columns.count("invisible_scopes"),
+        },
+        "languages": per_language,
+        "file_status": statuses,
+        "symbol_kinds": _counted(columns, "symbols", "kind", "symbol_kind"),
+        "edge_kinds": _counted(columns, "edges", "kind", "edge_kind"),
+        "confidence": _counted(columns, "edges", "confidence", "confidence"),
+        "provenance": _counted(columns, "edges", "provenance", "provenance"),
+        "unresolved_reasons": dict(sorted(unresolved_reasons.items(), key=lambda item: (-item[1], item[0]))),
+        "files_with_unresolved": len(unresolved_files),
+    }
+
+
+def _table(title: str, counts: dict[str, int], color: bool) -> list[str]:
+    if not counts:
+        return []
+    width = max(len(k) for k in counts)
+    lines = [click.style(title, bold=True) if color else title]
+    lines += [f"  {name.ljust(width)}  {n:>9,}" for name, n in counts.items()]
+    return lines
+
+
+def render_text(summary: dict[str, Any], color: bool) -> str:
+    c = summary["counts"]
+    commit = summary["commit"][:12] or "(working tree)"
+    head = f"{summary['repository']} at {commit}" + (" (working tree)" if summary["worktree"] and summary["commit"] else "")
+    lines = [
+        click.style(head, bold=True) if color else head,
+        f"  stored in    {summary['location']} ({summary['size_bytes']:,} bytes)",
+        f"  indexed at   {summary['created_at']} by kivgraph {summary['indexer_version']}",
+        f"  holds        {c['files']:,} files, {c['packages']:,} packages, {c['symbols']:,} symbols, "
+        f"{c['edges']:,} edges, {c['external_references']:,} external references, "
+        f"{c['unresolved']:,} unresolved, {c['invisible_scopes']:,} invisible scopes",
+    ]
+    if c["symbols"]:
+        per_symbol = summary["size_bytes"] / max(c["symbols"] + c["edges"], 1)
+        lines.append(f"  size         {per_symbol:.1f} bytes per symbol-or-edge")
+    if summary["languages"]:
+        lines.append(click.style("languages", bold=True) if color else "languages")
+        lines += [
+            f"  {lang.ljust(12)} {v['files']:>7,} files {v['symbols']:>9,} symbols"
+            for lang, v in summary["languages"].items()
+        ]
+    for title, key in (
+        ("files", "file_status"),
+        ("symbol kinds", "symbol_kinds"),
+        ("edge kinds", "edge_kinds"),
+        ("confidence", "confidence"),
+        ("provenance", "provenance"),
+        ("unresolved", "unresolved_reasons"),
+    ):
+        lines += _table(title, summary[key], color)
+    return "\n".join(lines)
