@@ -8,14 +8,16 @@ from collections import Counter
 from typing import Any
 
 import click
+import numpy as np
 
 from kivgraph.store.codec import NONE, Columns
 
 
 def _counted(columns: Columns, table: str, column: str, vocabulary: str) -> dict[str, int]:
     names = columns.vocabularies[vocabulary]
-    counts = Counter(columns.tables[table][column])
-    return {names[code]: n for code, n in sorted(counts.items(), key=lambda item: (-item[1], names[item[0]]))}
+    counts = np.bincount(columns.tables[table][column], minlength=len(names)).tolist()
+    present = [(names[code], n) for code, n in enumerate(counts) if n]
+    return dict(sorted(present, key=lambda item: (-item[1], item[0])))
 
 
 def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
@@ -23,16 +25,16 @@ def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
     h = columns.header
     files = columns.tables["files"]
     statuses = _counted(columns, "files", "status", "file_status")
-    unresolved_reasons = Counter(columns.strings[r] for r in columns.tables["unresolved"]["reason"])
+    unresolved_reasons = Counter(columns.strings[r] for r in columns.tables["unresolved"]["reason"].tolist())
     languages = columns.vocabularies["language"]
-    per_language: dict[str, dict[str, int]] = {}
-    for code in sorted(set(files["language"])):
-        per_language[languages[code]] = {"files": 0, "symbols": 0}
-    for code in files["language"]:
-        per_language[languages[code]]["files"] += 1
-    for code in columns.tables["symbols"]["language"]:
-        per_language.setdefault(languages[code], {"files": 0, "symbols": 0})["symbols"] += 1
-    unresolved_files = {f for f in columns.tables["unresolved"]["file"] if f != NONE}
+    file_counts = np.bincount(files["language"], minlength=len(languages)).tolist()
+    symbol_counts = np.bincount(columns.tables["symbols"]["language"], minlength=len(languages)).tolist()
+    per_language = {
+        languages[code]: {"files": file_counts[code], "symbols": symbol_counts[code]}
+        for code in range(len(languages))
+        if file_counts[code] or symbol_counts[code]
+    }
+    unresolved_files = set(columns.tables["unresolved"]["file"].tolist()) - {NONE}
     return {
         "location": location,
         "repository": h.repository,

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import sys
-from array import array
 from dataclasses import dataclass
 from typing import Any
 
 import cbor2
+import numpy as np
+import numpy.typing as npt
 import zstandard
 
 from kivgraph.errors import CorruptGenerationError, UnsupportedFormatError
@@ -46,6 +46,8 @@ KEY_BYTES = 32
 NONE = -1
 """Integer columns use -1 for "no value" (no container, no file, no source)."""
 
+IntColumn = npt.NDArray[np.int32]
+
 VOCABULARIES: dict[str, tuple[str, ...]] = {
     "language": tuple(Language),
     "symbol_kind": tuple(SymbolKind),
@@ -58,18 +60,14 @@ VOCABULARIES: dict[str, tuple[str, ...]] = {
 
 
 def pack_ints(values: Any) -> bytes:
-    packed = array("i", values)
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed.tobytes()
+    return np.fromiter(values, dtype="<i4").tobytes()
 
 
-def unpack_ints(data: bytes) -> array[int]:
-    unpacked = array("i")
-    unpacked.frombytes(data)
-    if sys.byteorder == "big":
-        unpacked.byteswap()
-    return unpacked
+def unpack_ints(data: bytes) -> IntColumn:
+    """A read-only little-endian int32 view over the bytes: no copy, whatever the host's byte order."""
+    if len(data) % 4:
+        raise ValueError(f"an int32 column of {len(data)} bytes is not a whole number of values")
+    return np.frombuffer(data, dtype="<i4")
 
 
 def _key_bytes(key: str) -> bytes:
@@ -235,7 +233,7 @@ class Columns:
     header: GenerationHeader
     strings: list[str]
     vocabularies: dict[str, list[str]]
-    tables: dict[str, dict[str, array[int]]]
+    tables: dict[str, dict[str, IntColumn]]
     symbol_keys: bytes
 
     def count(self, table: str) -> int:
@@ -287,7 +285,7 @@ def decode_columns(blob: bytes, where: str = "generation") -> Columns:
             analyzers=tuple((a, v) for a, v in h["analyzers"]),
             worktree=bool(h["worktree"]),
         )
-        tables: dict[str, dict[str, array[int]]] = {}
+        tables: dict[str, dict[str, IntColumn]] = {}
         for table in ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes"):
             tables[table] = {
                 name: unpack_ints(data) for name, data in body[table].items() if not (table == "symbols" and name == "key")
@@ -318,7 +316,7 @@ def _check_shape(c: Columns, where: str) -> None:
     for table, fields in pointers.items():
         for name, target in fields.items():
             column = c.tables[table][name]
-            if column and (min(column) < NONE or max(column) >= limits[target]):
+            if len(column) and (int(column.min()) < NONE or int(column.max()) >= limits[target]):
                 raise CorruptGenerationError(where, f"{table}.{name} points outside {target}")
 
 
@@ -340,7 +338,7 @@ def _rows(c: Columns) -> Generation:
     confs = [Confidence(x) for x in voc["confidence"]]
     provs = [Provenance(x) for x in voc["provenance"]]
     fstats = [FileStatus(x) for x in voc["file_status"]]
-    t = c.tables
+    t = {table: {name: col.tolist() for name, col in cols.items()} for table, cols in c.tables.items()}
     f = t["files"]
     files = tuple(
         FileRecord(st[p], langs[lg], st[d], sz, fstats[stt])

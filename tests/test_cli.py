@@ -1,0 +1,124 @@
+"""The `kivgraph` command through click's runner, on real repositories."""
+
+import json
+
+from click.testing import CliRunner
+
+from kivgraph.cli import cli
+from kivgraph.store.notes import NOTES_REF
+
+FILES = {"svc/__init__.py": "", "svc/api.py": "def handler():\n    return helper()\n\n\ndef helper():\n    return 1\n"}
+
+
+def run(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, list(args), env=env)
+
+
+def test_index_stores_a_note_on_head_and_show_reads_it(make_repo):
+    repo = make_repo(FILES)
+    result = run("index", str(repo.path))
+    assert result.exit_code == 0, result.output
+    assert "Indexed" in result.stdout and "refs/notes/kivgraph" in result.stdout
+    assert repo.git("notes", "--ref=kivgraph", "list").endswith(repo.git("rev-parse", "HEAD"))
+    shown = run("show", "--repo", str(repo.path), "--json")
+    summary = json.loads(shown.stdout)
+    assert summary["commit"] == repo.git("rev-parse", "HEAD")
+    assert summary["counts"]["symbols"] == 4  # two modules, two functions
+    assert summary["edge_kinds"] == {"CALLS_DIRECT": 1}
+    assert summary["languages"] == {"python": {"files": 2, "symbols": 4}}
+
+
+def test_show_prints_readable_counts_without_colour_when_not_a_terminal(make_repo):
+    repo = make_repo(FILES)
+    run("index", str(repo.path))
+    result = run("show", "HEAD", "--repo", str(repo.path))
+    assert result.exit_code == 0
+    assert "\x1b[" not in result.stdout
+    for heading in ("languages", "symbol kinds", "edge kinds", "confidence"):
+        assert heading in result.stdout
+
+
+def test_index_out_and_show_generation_use_a_file_instead_of_notes(make_repo, tmp_path):
+    repo = make_repo(FILES)
+    out = tmp_path / "g.kgen"
+    assert run("index", str(repo.path), "--out", str(out)).exit_code == 0
+    assert repo.git("for-each-ref", NOTES_REF) == ""
+    summary = json.loads(run("show", "--generation", str(out), "--json").stdout)
+    assert summary["location"] == str(out)
+
+
+def test_index_json_prints_the_summary_with_elapsed_time(make_repo):
+    repo = make_repo(FILES)
+    summary = json.loads(run("index", str(repo.path), "--json").stdout)
+    assert summary["counts"]["files"] == 2
+    assert summary["elapsed_seconds"] >= 0
+
+
+def test_worktree_without_out_is_refused_with_the_reason(make_repo):
+    result = run("index", str(make_repo(FILES).path), "--worktree")
+    assert result.exit_code == 1
+    assert "matches no commit" in result.stderr and "--out FILE" in result.stderr
+
+
+def test_errors_are_one_clean_line_with_exit_code_one(tmp_path, make_repo):
+    not_repo = run("index", str(tmp_path))
+    assert not_repo.exit_code == 1
+    assert not_repo.stderr.startswith("Error: ") and "Traceback" not in not_repo.stderr
+    repo = make_repo(FILES)
+    bad_rev = run("index", str(repo.path), "--commit", "no-such-branch")
+    assert bad_rev.exit_code == 1 and "no-such-branch" in bad_rev.stderr
+    bad_language = run("index", str(repo.path), "--languages", "cobol")
+    assert bad_language.exit_code == 1 and "unknown language 'cobol'" in bad_language.stderr
+
+
+def test_show_without_a_note_names_the_nearest_indexed_ancestor(make_repo):
+    repo = make_repo(FILES)
+    indexed = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path))
+    repo.commit({"svc/extra.py": "X = 1\n"})
+    result = run("show", "--repo", str(repo.path))
+    assert result.exit_code == 1
+    assert f"nearest indexed ancestor is {indexed[:12]}, 1 commits back" in result.stderr
+
+
+def test_show_reports_a_corrupt_note_with_its_commit(make_repo):
+    repo = make_repo(FILES)
+    head = repo.git("rev-parse", "HEAD")
+    blob = repo.git("hash-object", "-w", "svc/api.py")
+    repo.git("notes", "--ref=kivgraph", "add", "-f", "-C", blob, head)
+    result = run("show", "--repo", str(repo.path))
+    assert result.exit_code == 1
+    assert f"commit {head[:12]} in refs/notes/kivgraph is corrupt" in result.stderr
+
+
+def test_reindexing_a_commit_replaces_its_note_and_keeps_others(make_repo):
+    repo = make_repo(FILES)
+    first = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path))
+    second = repo.commit({"svc/more.py": "def more():\n    pass\n"})
+    run("index", str(repo.path))
+    run("index", str(repo.path), "--commit", first)
+    listed = repo.git("notes", "--ref=kivgraph", "list")
+    assert {line.split()[1] for line in listed.splitlines()} == {first, second}
+
+
+def test_a_garbage_notes_ref_is_refused_and_kept(make_repo):
+    repo = make_repo(FILES)
+    blob = repo.git("hash-object", "-w", "svc/api.py")
+    repo.git("update-ref", NOTES_REF, blob)
+    result = run("index", str(repo.path))
+    assert result.exit_code == 1 and "not a notes commit" in result.stderr
+    assert repo.git("rev-parse", NOTES_REF) == blob
+
+
+def test_colour_appears_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    from kivgraph.cli import use_color
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(Terminal())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(Terminal())
