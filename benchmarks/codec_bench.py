@@ -40,16 +40,42 @@ def synthetic(n_symbols: int, n_edges: int, seed: int = 7) -> Generation:
         qn = f"Type{i % 700}.{name}" if i % 3 else name
         key = stable_key(canonical_identity("go", "bench", f"pkg{f // 50}", "", f"{qn}#{i}", "function", ""))
         line = (i % 20) * 10 + 1
-        symbols.append(Symbol(key, name, qn, kinds[i % 5], Language.GO, files[f].path, line, line + 8, line, 5,
-                              f"func {name}(a int) error", i % 2 == 0, None, "", ""))
+        symbols.append(
+            Symbol(
+                key,
+                name,
+                qn,
+                kinds[i % 5],
+                Language.GO,
+                files[f].path,
+                line,
+                line + 8,
+                line,
+                5,
+                f"func {name}(a int) error",
+                i % 2 == 0,
+                None,
+                "",
+                "",
+            )
+        )
     keys = [s.key for s in symbols]
     edge_kinds = [EdgeKind.CALLS_DIRECT, EdgeKind.REFERENCES, EdgeKind.TYPE_USES]
     edges = []
     for j in range(n_edges):
         src = rng.randrange(n_symbols)
         dst = min(n_symbols - 1, max(0, src + rng.randint(-40, 40))) if rng.random() < 0.7 else rng.randrange(n_symbols)
-        edges.append(Edge(keys[src], keys[dst], edge_kinds[j % 3], Confidence.EXACT_TYPECHECKED,
-                          Provenance.SCIP_GO, symbols[src].file, symbols[src].start_line + 1 + j % 7))
+        edges.append(
+            Edge(
+                keys[src],
+                keys[dst],
+                edge_kinds[j % 3],
+                Confidence.EXACT_TYPECHECKED,
+                Provenance.SCIP_GO,
+                symbols[src].file,
+                symbols[src].start_line + 1 + j % 7,
+            )
+        )
     header = GenerationHeader("bench", "0" * 40, "1" * 40, "bench", "2026-01-01T00:00:00Z", languages=(Language.GO,))
     return Generation(header, files, (), tuple(symbols), tuple(edges))
 
@@ -76,8 +102,10 @@ def main() -> None:
     columns_s = median_seconds(lambda: codec.decode_columns(blob), args.repeat)
     rows_s = median_seconds(lambda: codec.decode(blob), max(1, args.repeat // 2))
     print(f"generation: {args.symbols:,} symbols, {args.edges:,} edges")
-    print(f"size: {len(blob):,} bytes = {len(blob) / args.symbols:.1f} B/symbol (all-in) = "
-          f"{len(blob) / (args.symbols + args.edges):.2f} B per symbol-or-edge")
+    print(
+        f"size: {len(blob):,} bytes = {len(blob) / args.symbols:.1f} B/symbol (all-in) = "
+        f"{len(blob) / (args.symbols + args.edges):.2f} B per symbol-or-edge"
+    )
     print(f"encode: {encode_s:.2f} s")
     print(f"decode columns (what loading uses), median of {args.repeat}: {columns_s * 1000:.0f} ms")
     print(f"decode to rows (every Edge/Symbol object), median: {rows_s:.2f} s")

@@ -119,12 +119,15 @@ def cli() -> None:
 @click.argument("path", default=".", type=click.Path(file_okay=False))
 @click.option("--commit", "revision", default="HEAD", show_default=True, help="Revision whose tree is indexed.")
 @click.option("--worktree", is_flag=True, help="Index the working tree (uncommitted changes included); needs --out.")
-@click.option("--out", "out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes.")
+@click.option(
+    "--out", "out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes."
+)
 @click.option("--languages", help="Comma-separated languages to index (default: every one found).")
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def index(path: str, revision: str, worktree: bool, out: str | None, languages: str | None, ref: str,
-          as_json: bool) -> None:
+def index(
+    path: str, revision: str, worktree: bool, out: str | None, languages: str | None, ref: str, as_json: bool
+) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
     if worktree and revision != "HEAD":
         raise InvalidArgumentError("--worktree indexes the working tree; it cannot be combined with --commit.")
@@ -162,10 +165,20 @@ def index(path: str, revision: str, worktree: bool, out: str | None, languages: 
 
 @cli.command()
 @click.argument("revision", required=False)
-@click.option("--generation", "generation_file", type=click.Path(dir_okay=False),
-              help="Read a generation file (an artifact) instead of git notes.")
-@click.option("--repo", "repo_path", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="Repository whose notes are read.")
+@click.option(
+    "--generation",
+    "generation_file",
+    type=click.Path(dir_okay=False),
+    help="Read a generation file (an artifact) instead of git notes.",
+)
+@click.option(
+    "--repo",
+    "repo_path",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Repository whose notes are read.",
+)
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def show(revision: str | None, generation_file: str | None, repo_path: str, ref: str, as_json: bool) -> None:
@@ -186,8 +199,10 @@ def show(revision: str | None, generation_file: str | None, repo_path: str, ref:
             nearest = nearest_noted_ancestor(repo, repo[commit], noted) if noted else None
             hint = "run `kivgraph index` to create one."
             if nearest is not None:
-                hint = (f"the nearest indexed ancestor is {nearest[0][:12]}, {nearest[1]} commits back "
-                        f"(`kivgraph show {nearest[0][:12]}`); run `kivgraph index` to index this commit.")
+                hint = (
+                    f"the nearest indexed ancestor is {nearest[0][:12]}, {nearest[1]} commits back "
+                    f"(`kivgraph show {nearest[0][:12]}`); run `kivgraph index` to index this commit."
+                )
             raise GenerationNotFoundError(location, hint) from None
     summary = summarize(decode_columns(blob, location), len(blob), location)
     if as_json:

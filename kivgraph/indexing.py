@@ -157,7 +157,9 @@ def index_snapshot(
     progress: Progress | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot."""
-    wanted = [(f, lang) for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)]
+    wanted = [
+        (f, lang) for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)
+    ]
     by_path = {f.path: f for f in snap.files}
 
     def read(p: str) -> bytes | None:
@@ -224,9 +226,7 @@ def index_snapshot(
     )
 
 
-def _parse_one(
-    tree_file: TreeFile, lang: Language, layout: RepoLayout
-) -> tuple[FileRecord, FileSyntax | None, int]:
+def _parse_one(tree_file: TreeFile, lang: Language, layout: RepoLayout) -> tuple[FileRecord, FileSyntax | None, int]:
     def record(status: FileStatus) -> FileRecord:
         return FileRecord(tree_file.path, lang, tree_file.digest, tree_file.size, status)
 
@@ -258,7 +258,9 @@ def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
                 return key
         ordinal = 2
         while True:
-            key = stable_key(canonical_identity(lang, repository, package, module, qn, kind, f"{signature}@{path}#{ordinal}"))
+            key = stable_key(
+                canonical_identity(lang, repository, package, module, qn, kind, f"{signature}@{path}#{ordinal}")
+            )
             if key not in taken:
                 taken.add(key)
                 return key
@@ -284,8 +286,23 @@ def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dic
         line_count = max(line_counts.get(path, 1), 1)
         name = path.rpartition("/")[2]
         symbols.append(
-            Symbol(f.module_key, name.partition(".")[0] or name, module_qualified_name(path), SymbolKind.MODULE,
-                   f.language, path, 1, line_count, 1, 0, "", True, None, package_id, "")
+            Symbol(
+                f.module_key,
+                name.partition(".")[0] or name,
+                module_qualified_name(path),
+                SymbolKind.MODULE,
+                f.language,
+                path,
+                1,
+                line_count,
+                1,
+                0,
+                "",
+                True,
+                None,
+                package_id,
+                "",
+            )
         )
         for i, d in enumerate(f.syntax.declarations):
             parent = f.parents[i]

@@ -5,10 +5,10 @@ Reviewed as diffs: `KIVGRAPH_UPDATE_SNAPSHOTS=1 scripts/test.sh tests/test_snaps
 """
 
 import shutil
-from collections.abc import Callable
-from typing import Any
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kivgraph.indexing import index_repository
 from kivgraph.model import Generation, SymbolKind

@@ -9,7 +9,9 @@ from kivgraph.model import FileStatus, Language, SymbolKind
 
 APP = {
     "app/__init__.py": "",
-    "app/core.py": "def helper(x):\n    return x + 1\n\n\nclass Engine:\n    def run(self):\n        return helper(2)\n",
+    "app/core.py": (
+        "def helper(x):\n    return x + 1\n\n\nclass Engine:\n    def run(self):\n        return helper(2)\n"
+    ),
     "app/cli.py": "from app.core import Engine\n\n\ndef main():\n    Engine().run()\n",
 }
 
@@ -74,13 +76,15 @@ def test_every_file_gets_a_module_symbol_with_a_dotted_name(make_repo):
 
 def test_binary_huge_invalid_utf8_and_unparsable_files_are_recorded_not_fatal(make_repo, monkeypatch):
     monkeypatch.setattr(indexing, "MAX_FILE_BYTES", 4096)
-    repo = make_repo({
-        "ok.py": "def fine():\n    pass\n",
-        "blob.py": b"\x00\x01\x02binary\x00",
-        "huge.py": "x = 1\n" * 2000,
-        "latin.py": "def caf\xe9():\n    pass\n\ndef ok_too():\n    pass\n".encode("latin-1"),
-        "broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass AfterError:\n    pass\n",
-    })
+    repo = make_repo(
+        {
+            "ok.py": "def fine():\n    pass\n",
+            "blob.py": b"\x00\x01\x02binary\x00",
+            "huge.py": "x = 1\n" * 2000,
+            "latin.py": "def caf\xe9():\n    pass\n\ndef ok_too():\n    pass\n".encode("latin-1"),
+            "broken.py": "def good():\n    pass\n\ndef bad(:\n    pass\n\nclass AfterError:\n    pass\n",
+        }
+    )
     generation = index_repository(str(repo.path))
     status = {f.path: f.status for f in generation.files}
     assert status == {

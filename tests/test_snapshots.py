@@ -12,7 +12,10 @@ from tests.conftest import FIXTURES
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 LANGUAGES = ("python", "go", "typescript", "javascript", "rust", "dart")
 CASES = sorted(
-    case for language in LANGUAGES if (FIXTURES / language).is_dir() for case in (FIXTURES / language).iterdir()
+    case
+    for language in LANGUAGES
+    if (FIXTURES / language).is_dir()
+    for case in (FIXTURES / language).iterdir()
     if case.is_dir()
 )
 

@@ -104,6 +104,11 @@ class Resolver:
         self.names: set[str] = {d.name for f in files.values() for d in f.syntax.declarations}
         self._modules: dict[tuple[Language, str, str], ModuleTarget] = {}
         self._bases: dict[DeclRef, list[DeclRef]] = {}
+        # Outcomes depend only on where a path is written (its innermost declaration) and the path:
+        # memoized, since the same names recur throughout a file.
+        self._paths: dict[tuple[str, int, tuple[str, ...]], Outcome] = {}
+        self._outer: dict[tuple[str, str, tuple[str, ...]], Outcome] = {}
+        self._members: dict[tuple[DeclRef | tuple[str, ...], str], Outcome] = {}
         self.owned: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         self.package_top: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         for f in files.values():
@@ -147,8 +152,9 @@ class Resolver:
                 kind = EdgeKind.REEXPORTS if imp.reexport else EdgeKind.IMPORTS_SYMBOL
                 sink.emit(f, source, imp.line, self.import_outcome(f, imp), kind, kind)
             for ref in f.syntax.references:
-                source = self.source_key(f, ref.start_byte, ref.subject)
-                outcome = self.reference_outcome(f, ref)
+                chain = f.enclosing(ref.start_byte)
+                source = self.source_key(f, ref.start_byte, ref.subject, chain)
+                outcome = self.reference_outcome(f, ref, chain)
                 kind = self.edge_kind(ref.role, outcome.decl) if outcome.decl is not None else EdgeKind.REFERENCES
                 sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES)
         return sink.facts
@@ -159,12 +165,13 @@ class Resolver:
             return None
         return f.module_key if target.index == MODULE else f.keys[target.index]
 
-    def source_key(self, f: FileScopes, byte: int, subject: str) -> str:
+    def source_key(self, f: FileScopes, byte: int, subject: str, chain: list[int] | None = None) -> str:
         if subject:
             i = f.heritage_subject(byte, subject)
             if i >= 0:
                 return f.keys[i]
-        chain = f.enclosing(byte)
+        if chain is None:
+            chain = f.enclosing(byte)
         return f.keys[chain[0]] if chain else f.module_key
 
     def edge_kind(self, role: Role, target: DeclRef) -> EdgeKind:
@@ -186,11 +193,19 @@ class Resolver:
             return Outcome(Status.MODULE, module=ModuleRef(target.files, imp.module, f.path, f.language))
         return self.via_import(f, imp, (), 0)
 
-    def reference_outcome(self, f: FileScopes, ref: Reference) -> Outcome:
+    def reference_outcome(self, f: FileScopes, ref: Reference, chain: list[int] | None = None) -> Outcome:
         if ref.module:
             target = self.module(f, ref.module)
             return self.from_module_target(f, target, ref.module, None, ref.names, 0)
-        return self.lookup_path(f, f.enclosing(ref.start_byte), ref.names, 0)
+        if chain is None:
+            chain = f.enclosing(ref.start_byte)
+        key = (f.path, chain[0] if chain else MODULE, ref.names)
+        found = self._paths.get(key)
+        if found is None:
+            found = self.lookup_path(f, chain, ref.names, 0)
+            if found.reason != "RESOLUTION_TOO_DEEP":
+                self._paths[key] = found
+        return found
 
     def lookup_path(self, f: FileScopes, chain: list[int], names: tuple[str, ...], depth: int) -> Outcome:
         head, rest = names[0], names[1:]
@@ -223,6 +238,15 @@ class Resolver:
 
     def lookup_outer(self, f: FileScopes, head: str, rest: tuple[str, ...], depth: int) -> Outcome:
         """A name at file level: declarations, imports, the package's other files, wildcards, builtins."""
+        key = (f.path, head, rest)
+        found = self._outer.get(key)
+        if found is None:
+            found = self._lookup_outer(f, head, rest, depth)
+            if found.reason != "RESOLUTION_TOO_DEEP":
+                self._outer[key] = found
+        return found
+
+    def _lookup_outer(self, f: FileScopes, head: str, rest: tuple[str, ...], depth: int) -> Outcome:
         if depth > MAX_DEPTH:
             return Outcome(Status.UNRESOLVED, reason="RESOLUTION_TOO_DEEP", symbol=head)
         adapter = self.adapters[f.language]
@@ -244,8 +268,11 @@ class Resolver:
             for path in target.files:
                 other = self.files.get(path)
                 if other is not None:
-                    found.extend(DeclRef(path, i) for i in other.last_binding(other.top.get(head, []))
-                                 if other.syntax.declarations[i].exported or other.language is not Language.DART)
+                    found.extend(
+                        DeclRef(path, i)
+                        for i in other.last_binding(other.top.get(head, []))
+                        if other.syntax.declarations[i].exported or other.language is not Language.DART
+                    )
         if found:
             return self.choose_refs(found, head, rest, depth)
         if head in adapter.builtins:
@@ -258,16 +285,19 @@ class Resolver:
         target = self.module(f, imp.module)
         return self.from_module_target(f, target, imp.module, imp.name, rest, depth)
 
-    def from_module_target(self, f: FileScopes, target: ModuleTarget, spec: str, name: str | None,
-                           rest: tuple[str, ...], depth: int) -> Outcome:
+    def from_module_target(
+        self, f: FileScopes, target: ModuleTarget, spec: str, name: str | None, rest: tuple[str, ...], depth: int
+    ) -> Outcome:
         path_names = ((name,) if name else ()) + tuple(rest)
         if target.external:
             separator = self.adapters[f.language].separator
-            return Outcome(Status.EXTERNAL, package=target.external, symbol=separator.join(path_names),
-                           language=f.language)
+            return Outcome(
+                Status.EXTERNAL, package=target.external, symbol=separator.join(path_names), language=f.language
+            )
         if target.reason:
-            return Outcome(Status.UNRESOLVED, reason=target.reason, package=spec,
-                           symbol=path_names[0] if path_names else "")
+            return Outcome(
+                Status.UNRESOLVED, reason=target.reason, package=spec, symbol=path_names[0] if path_names else ""
+            )
         module = Outcome(Status.MODULE, module=ModuleRef(target.files, spec, f.path, f.language))
         return self.then(module, path_names, depth)
 
@@ -284,11 +314,24 @@ class Resolver:
                 return outcome
             if outcome.status is Status.EXTERNAL and position + 1 < len(rest):
                 separator = self.adapters[outcome.language].separator if outcome.language else "."
-                return Outcome(Status.EXTERNAL, package=outcome.package, language=outcome.language,
-                               symbol=separator.join((outcome.symbol, *rest[position + 1 :])))
+                return Outcome(
+                    Status.EXTERNAL,
+                    package=outcome.package,
+                    language=outcome.language,
+                    symbol=separator.join((outcome.symbol, *rest[position + 1 :])),
+                )
         return outcome
 
     def module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
+        key = (module.files, name)
+        cached = self._members.get(key)
+        if cached is None:
+            cached = self._module_member(module, name, depth)
+            if cached.reason != "RESOLUTION_TOO_DEEP":
+                self._members[key] = cached
+        return cached
+
+    def _module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
         found: list[DeclRef] = []
         for path in module.files:
             other = self.files.get(path)
@@ -322,11 +365,22 @@ class Resolver:
                 spec = f"{module.spec}{name}" if module.spec.endswith(".") else f"{module.spec}{separator}{name}"
                 target = self.module(origin, spec)
                 if target.files:
-                    return Outcome(Status.MODULE, module=ModuleRef(target.files, spec, module.from_file, module.language))
+                    return Outcome(
+                        Status.MODULE, module=ModuleRef(target.files, spec, module.from_file, module.language)
+                    )
         via = DeclRef(module.files[0], MODULE) if len(module.files) == 1 else None
         return Outcome(Status.UNRESOLVED, reason="EXPORT_NOT_FOUND", package=module.spec, symbol=name, via=via)
 
     def decl_member(self, target: DeclRef, name: str, depth: int) -> Outcome:
+        key = (target, name)
+        cached = self._members.get(key)
+        if cached is None:
+            cached = self._decl_member(target, name, depth)
+            if cached.reason != "RESOLUTION_TOO_DEEP":
+                self._members[key] = cached
+        return cached
+
+    def _decl_member(self, target: DeclRef, name: str, depth: int) -> Outcome:
         f = self.files[target.path]
         if target.index == MODULE:
             return self.module_member(ModuleRef((f.path,), f.path, f.path, f.language), name, depth)
@@ -335,8 +389,13 @@ class Resolver:
         members = self.members(target, name, set())
         if not members:
             if name in self.names:
-                return Outcome(Status.UNRESOLVED, reason="MEMBER_NOT_FOUND", symbol=name, via=target,
-                               detail=f"{f.qualified_names[target.index]} has no member {name} that syntax can see")
+                return Outcome(
+                    Status.UNRESOLVED,
+                    reason="MEMBER_NOT_FOUND",
+                    symbol=name,
+                    via=target,
+                    detail=f"{f.qualified_names[target.index]} has no member {name} that syntax can see",
+                )
             return Outcome(Status.NOTHING)
         return self.choose_refs(members, name, (), depth)
 
@@ -412,8 +471,12 @@ class Resolver:
             where = ", ".join(
                 f"{r.path}:{self.files[r.path].syntax.declarations[r.index].start_line}" for r in unique[:5]
             )
-            return Outcome(Status.UNRESOLVED, reason="AMBIGUOUS_DECLARATION", symbol=name,
-                           detail=f"{len(unique)} declarations named {name}: {where}")
+            return Outcome(
+                Status.UNRESOLVED,
+                reason="AMBIGUOUS_DECLARATION",
+                symbol=name,
+                detail=f"{len(unique)} declarations named {name}: {where}",
+            )
         outcome = Outcome(Status.DECL, decl=unique[0])
         return self.then(outcome, rest, depth) if rest else outcome
 
@@ -430,16 +493,24 @@ class _Sink:
         self.seen_edges: set[tuple[str, str, EdgeKind, int]] = set()
         self.seen: set[ExternalReference | Unresolved] = set()
 
-    def edge(self, source: str, target: DeclRef, kind: EdgeKind, f: FileScopes, line: int,
-             confidence: Confidence = Confidence.CANDIDATE) -> None:
+    def edge(
+        self,
+        source: str,
+        target: DeclRef,
+        kind: EdgeKind,
+        f: FileScopes,
+        line: int,
+        confidence: Confidence = Confidence.CANDIDATE,
+    ) -> None:
         target_key = self.resolver.key(target)
         if target_key is None or (source, target_key, kind, line) in self.seen_edges:
             return
         self.seen_edges.add((source, target_key, kind, line))
         self.facts.edges.append(Edge(source, target_key, kind, confidence, Provenance.TREE_SITTER, f.path, line))
 
-    def emit(self, f: FileScopes, source: str, line: int, o: Outcome, decl_kind: EdgeKind,
-             module_kind: EdgeKind) -> None:
+    def emit(
+        self, f: FileScopes, source: str, line: int, o: Outcome, decl_kind: EdgeKind, module_kind: EdgeKind
+    ) -> None:
         if o.status is Status.DECL and o.decl is not None:
             self.edge(source, o.decl, decl_kind, f, line)
         elif o.status is Status.MODULE and o.module is not None and len(o.module.files) == 1:

@@ -80,7 +80,9 @@ class FileScopes:
     """Type declaration → indexes of its extends/implements/embeds references."""
 
     @classmethod
-    def build(cls, path: str, language: Language, syntax: FileSyntax, package: Package | None, separator: str) -> "FileScopes":
+    def build(
+        cls, path: str, language: Language, syntax: FileSyntax, package: Package | None, separator: str
+    ) -> "FileScopes":
         decls = syntax.declarations
         parents = nest(decls)
         scopes = cls(path, language, syntax, package, parents, qualified_names(decls, parents, separator))

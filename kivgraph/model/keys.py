@@ -9,6 +9,8 @@ import hashlib
 
 KEY_NAMESPACE = "kivgraph-stable-key"
 KEY_VERSION = 1
+_FIELDS = ("language", "repository", "package", "module", "qualified_name", "kind", "discriminator")
+_PREFIX = f"{KEY_NAMESPACE}\x00version={KEY_VERSION}\x00"
 
 
 def canonical_identity(
@@ -21,18 +23,11 @@ def canonical_identity(
     discriminator: str,
 ) -> str:
     """The exact string a key hashes; fields are length-prefixed so no two identities collide."""
-    parts = [f"{KEY_NAMESPACE}\x00version={KEY_VERSION}"]
-    for name, value in (
-        ("language", language),
-        ("repository", repository),
-        ("package", package),
-        ("module", module),
-        ("qualified_name", qualified_name),
-        ("kind", kind),
-        ("discriminator", discriminator),
-    ):
-        parts.append(f"{name}={len(value.encode('utf-8'))}:{value}")
-    return "\x00".join(parts)
+    values = (language, repository, package, module, qualified_name, kind, discriminator)
+    return _PREFIX + "\x00".join(
+        f"{name}={len(value) if value.isascii() else len(value.encode('utf-8'))}:{value}"
+        for name, value in zip(_FIELDS, values, strict=True)
+    )
 
 
 def stable_key(canonical: str) -> str:

@@ -78,7 +78,9 @@ def _table(title: str, counts: dict[str, int], color: bool) -> list[str]:
 def render_text(summary: dict[str, Any], color: bool) -> str:
     c = summary["counts"]
     commit = summary["commit"][:12] or "(working tree)"
-    head = f"{summary['repository']} at {commit}" + (" (working tree)" if summary["worktree"] and summary["commit"] else "")
+    head = f"{summary['repository']} at {commit}" + (
+        " (working tree)" if summary["worktree"] and summary["commit"] else ""
+    )
     lines = [
         click.style(head, bold=True) if color else head,
         f"  stored in    {summary['location']} ({summary['size_bytes']:,} bytes)",

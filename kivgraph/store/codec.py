@@ -130,10 +130,8 @@ def _columns(g: Generation) -> dict[str, Any]:
         return file_index[path] if path else NONE
 
     edges = sorted(
-        (
-            (sym(e.source), sym(e.target), ekind[e.kind], conf[e.confidence], prov[e.provenance], fidx(e.file), e.line)
-            for e in g.edges
-        )
+        (sym(e.source), sym(e.target), ekind[e.kind], conf[e.confidence], prov[e.provenance], fidx(e.file), e.line)
+        for e in g.edges
     )
     externals = sorted(
         g.external_references, key=lambda x: (x.file, x.line, x.package, x.symbol, x.source, x.manager, x.version)
@@ -288,7 +286,9 @@ def decode_columns(blob: bytes, where: str = "generation") -> Columns:
         tables: dict[str, dict[str, IntColumn]] = {}
         for table in ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes"):
             tables[table] = {
-                name: unpack_ints(data) for name, data in body[table].items() if not (table == "symbols" and name == "key")
+                name: unpack_ints(data)
+                for name, data in body[table].items()
+                if not (table == "symbols" and name == "key")
             }
         columns = Columns(header, body["strings"], body["vocabularies"], tables, body["symbols"]["key"])
     except (KeyError, TypeError, ValueError, cbor2.CBORDecodeError) as err:
@@ -306,7 +306,12 @@ def _check_shape(c: Columns, where: str) -> None:
     n_symbols = c.count("symbols")
     if len(c.symbol_keys) != n_symbols * KEY_BYTES:
         raise CorruptGenerationError(where, "the symbol key column does not match the symbol count")
-    limits = {"strings": len(c.strings), "symbols": n_symbols, "files": c.count("files"), "packages": c.count("packages")}
+    limits = {
+        "strings": len(c.strings),
+        "symbols": n_symbols,
+        "files": c.count("files"),
+        "packages": c.count("packages"),
+    }
     pointers = {
         "symbols": {"file": "files", "container": "symbols", "package": "packages"},
         "edges": {"source": "symbols", "target": "symbols", "file": "files"},
@@ -348,7 +353,9 @@ def _rows(c: Columns) -> Generation:
     p = t["packages"]
     packages = tuple(
         Package(st[i], langs[lg], st[n], st[r], st[m], st[v])
-        for i, lg, n, r, m, v in zip(p["id"], p["language"], p["name"], p["root"], p["manifest"], p["version"], strict=True)
+        for i, lg, n, r, m, v in zip(
+            p["id"], p["language"], p["name"], p["root"], p["manifest"], p["version"], strict=True
+        )
     )
     keys = [c.key(i) for i in range(c.count("symbols"))]
 
@@ -388,21 +395,38 @@ def _rows(c: Columns) -> Generation:
     )
     x = t["external_references"]
     externals = tuple(
-        ExternalReference(keys[x["source"][i]], langs[x["language"][i]], st[x["package"][i]], st[x["symbol"][i]],
-                          path(x["file"][i]), x["line"][i], st[x["manager"][i]], st[x["version"][i]],
-                          provs[x["provenance"][i]])
+        ExternalReference(
+            keys[x["source"][i]],
+            langs[x["language"][i]],
+            st[x["package"][i]],
+            st[x["symbol"][i]],
+            path(x["file"][i]),
+            x["line"][i],
+            st[x["manager"][i]],
+            st[x["version"][i]],
+            provs[x["provenance"][i]],
+        )
         for i in range(len(x["source"]))
     )
     u = t["unresolved"]
     unresolved = tuple(
-        Unresolved(st[u["reason"][i]], langs[u["language"][i]], path(u["file"][i]), u["line"][i],
-                   st[u["requested_package"][i]], st[u["requested_symbol"][i]], key(u["source"][i]),
-                   st[u["detail"][i]])
+        Unresolved(
+            st[u["reason"][i]],
+            langs[u["language"][i]],
+            path(u["file"][i]),
+            u["line"][i],
+            st[u["requested_package"][i]],
+            st[u["requested_symbol"][i]],
+            key(u["source"][i]),
+            st[u["detail"][i]],
+        )
         for i in range(len(u["reason"]))
     )
     v = t["invisible_scopes"]
     scopes = tuple(
-        InvisibleScope(st[v["reason"][i]], langs[v["language"][i]], st[v["scope"][i]], st[v["path"][i]], st[v["detail"][i]])
+        InvisibleScope(
+            st[v["reason"][i]], langs[v["language"][i]], st[v["scope"][i]], st[v["path"][i]], st[v["detail"][i]]
+        )
         for i in range(len(v["reason"]))
     )
     return Generation(c.header, files, packages, symbols, edges, externals, unresolved, scopes)
