@@ -307,7 +307,7 @@ def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dic
         for i, d in enumerate(f.syntax.declarations):
             parent = f.parents[i]
             container: str | None = f.keys[parent] if parent >= 0 else None
-            if container is None and d.owner:
+            if d.owner:
                 owner: DeclRef | None = resolver.owning_type(f, i)
                 container = resolver.key(owner) if owner is not None else None
             symbols.append(

@@ -28,9 +28,8 @@ def annotate(generation: Generation, root: Path) -> str:
         where = f"{s.start_line}-{s.end_line}" if s.end_line != s.start_line else f"{s.start_line}"
         flags = " exported" if s.exported else ""
         container = f" in {symbols[s.container].qualified_name}" if s.container else ""
-        notes[s.file][s.name_line].append(f"def {s.qualified_name} [{s.kind}] {where}{flags}{container}")
-        if s.signature:
-            notes[s.file][s.name_line].append(f"    sig {s.signature}")
+        signature = f" :: {s.signature}" if s.signature else ""
+        notes[s.file][s.name_line].append(f"def {s.qualified_name} [{s.kind}] {where}{flags}{container}{signature}")
     for e in generation.edges:
         notes[e.file][e.line].append(f"{e.kind} {symbols[e.source].qualified_name} → {name(e.target)} ({e.confidence})")
     for x in generation.external_references:

@@ -40,6 +40,8 @@ ROLE_EDGE = {
     Role.EMBEDS: EdgeKind.EMBEDS,
 }
 FUNCTION_VALUE_ROLES = frozenset({Role.CALLBACK, Role.ASSIGN, Role.RETURN})
+REEXPORT_DOES_NOT_BIND = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT, Language.DART})
+"""Languages whose wildcard re-export publishes names without binding them in the file (Rust's does)."""
 SUBMODULE_SEPARATOR = {Language.PYTHON: ".", Language.RUST: "::"}
 """Languages where `module.name` may name a submodule rather than a member."""
 
@@ -114,7 +116,7 @@ class Resolver:
         for f in files.values():
             adapter = adapters[f.language]
             for i, d in enumerate(f.syntax.declarations):
-                if d.owner and f.parents[i] < 0:
+                if d.owner:
                     bucket = self.owned.setdefault((self._owner_scope(f), d.owner), {})
                     bucket.setdefault(d.name, []).append(DeclRef(f.path, i))
             if adapter.package_scope:
@@ -146,7 +148,7 @@ class Resolver:
                 if d.kind in CALLABLE_KINDS or d.kind == SymbolKind.FIELD:
                     owner = self.owning_type(f, i)
                     if owner is not None:
-                        sink.edge(f.keys[i], owner, EdgeKind.METHOD_OF, f, 0, Confidence.STRUCTURAL_CERTAIN)
+                        sink.edge(f.keys[i], owner, EdgeKind.METHOD_OF, f, d.name_line, Confidence.STRUCTURAL_CERTAIN)
             for imp in f.syntax.imports:
                 source = self.source_key(f, imp.start_byte, "")
                 kind = EdgeKind.REEXPORTS if imp.reexport else EdgeKind.IMPORTS_SYMBOL
@@ -227,6 +229,12 @@ class Resolver:
             kids = f.children.get(i, {}).get(head)
             if kids and (not f.is_type(i) or adapter.implicit_member_scope):
                 return self.choose(f.path, f.last_binding(kids), head, rest, depth)
+        file_binding = f.bindings.get(MODULE, {}).get(head)
+        if file_binding is not None and head not in f.top:
+            # A name bound outside any declaration (a callback's parameter at file level).
+            if not rest:
+                return LOCAL
+            return self.unknown_receiver(rest[0], None)
         if head in adapter.self_names:
             if not rest:
                 return NOTHING
@@ -262,7 +270,7 @@ class Resolver:
                 return self.choose_refs(shared, head, rest, depth)
         found: list[DeclRef] = []
         for imp in f.wildcards:
-            if imp.reexport and not imp.local_name and imp.name is None and f.language is Language.TYPESCRIPT:
+            if imp.reexport and f.language in REEXPORT_DOES_NOT_BIND:
                 continue  # `export * from` re-exports; it does not bring names into this file
             target = self.module(f, imp.module)
             for path in target.files:
@@ -384,9 +392,9 @@ class Resolver:
         f = self.files[target.path]
         if target.index == MODULE:
             return self.module_member(ModuleRef((f.path,), f.path, f.path, f.language), name, depth)
-        if not (self.is_type(target) or f.is_namespace(target.index)):
-            return self.unknown_receiver(name, target)
         members = self.members(target, name, set())
+        if not members and not (self.is_type(target) or f.is_namespace(target.index)):
+            return self.unknown_receiver(name, target)
         if not members:
             if name in self.names:
                 return Outcome(
@@ -445,12 +453,10 @@ class Resolver:
 
     def owning_type(self, f: FileScopes, i: int) -> DeclRef | None:
         """The type a method or field belongs to, when syntax proves it."""
-        parent = f.parents[i]
-        if parent >= 0:
-            return DeclRef(f.path, parent) if f.is_type(parent) else None
         owner = f.syntax.declarations[i].owner
         if not owner:
-            return None
+            parent = f.parents[i]
+            return DeclRef(f.path, parent) if parent >= 0 and f.is_type(parent) else None
         candidates = [i for i in f.top.get(owner, []) if f.is_type(i)]
         refs = [DeclRef(f.path, c) for c in candidates]
         if not refs and self.adapters[f.language].package_scope:

@@ -31,15 +31,17 @@ def nest(declarations: tuple[Declaration, ...]) -> list[int]:
 
 
 def qualified_names(declarations: tuple[Declaration, ...], parents: list[int], separator: str) -> list[str]:
-    """`Outer.inner` from nesting; a top-level declaration with an `owner` reads `Owner.name`."""
+    """`Outer.inner` from nesting; a declaration with an `owner` reads `Owner.name` wherever it sits
+    (a Go receiver, a Rust impl, a TypeScript constructor's parameter property)."""
     names: list[str] = []
     for i in range(len(declarations)):
         chain: list[str] = []
         j = i
         while j >= 0:
             chain.append(declarations[j].name)
-            if parents[j] < 0 and declarations[j].owner:
+            if declarations[j].owner:
                 chain.append(declarations[j].owner)
+                break
             j = parents[j]
         names.append(separator.join(reversed(chain)))
     return names

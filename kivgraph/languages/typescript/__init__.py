@@ -1,0 +1,9 @@
+"""TypeScript and JavaScript: the syntax layer (tree-sitter queries in `*.scm`) and module resolution.
+
+`TypeScriptAdapter` covers .ts/.tsx/.mts/.cts (declaration files included), `JavaScriptAdapter`
+.js/.jsx/.mjs/.cjs; both share one implementation.
+"""
+
+from kivgraph.languages.typescript.adapter import JavaScriptAdapter, TypeScriptAdapter
+
+__all__ = ["JavaScriptAdapter", "TypeScriptAdapter"]
