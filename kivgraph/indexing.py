@@ -238,6 +238,8 @@ def _parse_one(tree_file: TreeFile, lang: Language, layout: RepoLayout) -> tuple
     if b"\x00" in source[:BINARY_SNIFF]:
         return record(FileStatus.SKIPPED_BINARY), None, 0
     syntax = adapter(lang).parse(tree_file.path, source)
+    if syntax.timed_out:
+        return record(FileStatus.SKIPPED_PARSE_TIMEOUT), syntax, 0
     try:
         source.decode("utf-8")
         status = FileStatus.PARSE_ERRORS if syntax.problems else FileStatus.INDEXED

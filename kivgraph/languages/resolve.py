@@ -113,6 +113,11 @@ class Resolver:
         self._members: dict[tuple[DeclRef | tuple[str, ...], str], Outcome] = {}
         self.owned: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         self.package_top: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
+        self.library_of: dict[str, str] = {}
+        """Dart part file → the library file that includes it with `part`."""
+        for f in files.values():
+            if f.language is Language.DART:
+                self._link_parts(f)
         for f in files.values():
             adapter = adapters[f.language]
             for i, d in enumerate(f.syntax.declarations):
@@ -125,6 +130,22 @@ class Resolver:
                     group.setdefault(name, []).extend(DeclRef(f.path, i) for i in indexes)
 
     # -- scopes of sharing ---------------------------------------------------------------------
+
+    def _link_parts(self, library: FileScopes) -> None:
+        for imp in library.wildcards:
+            target = self.module(library, imp.module)
+            if len(target.files) != 1 or target.files[0] not in self.files:
+                continue
+            part = self.files[target.files[0]]
+            clause = part.syntax.package_clause
+            if not clause or part.path == library.path:
+                continue
+            if clause.endswith(".dart"):
+                belongs = self.module(part, clause).files == (library.path,)
+            else:
+                belongs = clause == library.syntax.package_clause
+            if belongs:
+                self.library_of[part.path] = library.path
 
     def _package_group(self, f: FileScopes) -> tuple[str, str]:
         return (f.path.rpartition("/")[0], f.syntax.package_clause)
@@ -226,9 +247,14 @@ class Resolver:
                         if typed.status is Status.DECL and typed.decl is not None and self.is_type(typed.decl):
                             return self.then(typed, rest, depth + 1)
                     return self.unknown_receiver(rest[0], None)
-            kids = f.children.get(i, {}).get(head)
-            if kids and (not f.is_type(i) or adapter.implicit_member_scope):
-                return self.choose(f.path, f.last_binding(kids), head, rest, depth)
+            if not f.is_type(i):
+                kids = f.children.get(i, {}).get(head)
+                if kids:
+                    return self.choose(f.path, f.last_binding(kids), head, rest, depth)
+            elif adapter.implicit_member_scope:
+                members = self.members(DeclRef(f.path, i), head, set())
+                if members:
+                    return self.choose_refs(members, head, rest, depth)
         file_binding = f.bindings.get(MODULE, {}).get(head)
         if file_binding is not None and head not in f.top:
             # A name bound outside any declaration (a callback's parameter at file level).
@@ -268,19 +294,21 @@ class Resolver:
             shared = [r for r in self.package_top.get(self._package_group(f), {}).get(head, []) if r.path != f.path]
             if shared:
                 return self.choose_refs(shared, head, rest, depth)
+        library = self.library_of.get(f.path)
+        if library is not None:
+            # A Dart part shares its library's scope: its declarations, imports and other parts.
+            return self.lookup_outer(self.files[library], head, rest, depth + 1)
         found: list[DeclRef] = []
         for imp in f.wildcards:
             if imp.reexport and f.language in REEXPORT_DOES_NOT_BIND:
                 continue  # `export * from` re-exports; it does not bring names into this file
             target = self.module(f, imp.module)
-            for path in target.files:
-                other = self.files.get(path)
-                if other is not None:
-                    found.extend(
-                        DeclRef(path, i)
-                        for i in other.last_binding(other.top.get(head, []))
-                        if other.syntax.declarations[i].exported or other.language is not Language.DART
-                    )
+            if not target.files:
+                continue
+            outcome = self.module_member(ModuleRef(target.files, imp.module, f.path, f.language), head, depth + 1)
+            decl = outcome.decl
+            if outcome.status is Status.DECL and decl is not None and self.visible_through(decl, f):
+                found.append(decl)
         if found:
             return self.choose_refs(found, head, rest, depth)
         if head in adapter.builtins:
@@ -462,6 +490,13 @@ class Resolver:
         if not refs and self.adapters[f.language].package_scope:
             refs = [r for r in self.package_top.get(self._package_group(f), {}).get(owner, []) if self.is_type(r)]
         return refs[0] if len(refs) == 1 else None
+
+    def visible_through(self, decl: DeclRef, importer: FileScopes) -> bool:
+        """Whether a wildcard import shows this declaration (Dart hides `_private` names but from parts)."""
+        other = self.files[decl.path]
+        if other.language is not Language.DART or decl.index == MODULE:
+            return True
+        return other.syntax.declarations[decl.index].exported or self.library_of.get(decl.path) == importer.path
 
     def is_type(self, target: DeclRef) -> bool:
         return target.index != MODULE and self.files[target.path].is_type(target.index)

@@ -131,3 +131,5 @@ class FileSyntax:
     problems: tuple[SyntaxProblem, ...] = ()
     package_clause: str = ""
     """Go's `package x`, Dart's `library x` / `part of x`; "" elsewhere."""
+    timed_out: bool = False
+    """Parsing ran past its time budget: the file holds no facts (see treesitter.parse_tree)."""

@@ -4,13 +4,21 @@ Queries live as package data (`languages/<lang>/*.scm`) and are compiled once pe
 Nothing here knows a language's rules; adapters do.
 """
 
+import os
+import time
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
 import tree_sitter as ts
 
+from kivgraph.languages.syntax import FileSyntax, SyntaxProblem
+
 MAX_SIGNATURE = 240
+PARSE_BUDGET_SECONDS = float(os.environ.get("KIVGRAPH_PARSE_TIMEOUT", "10"))
+"""Some grammars go quadratic on pathological input (100 KB of `a.a.a…` takes tree-sitter-dart
+17 s): past this budget a file is given up on, recorded, and indexing goes on."""
+CHUNK = 1 << 22
 MAX_DOC = 400
 
 
@@ -50,6 +58,33 @@ def grammar(name: str) -> ts.Language:
 def parser(name: str) -> ts.Parser:
     """A fresh parser (parsers hold state, so they are not shared across threads)."""
     return ts.Parser(grammar(name))
+
+
+def parse_tree(p: ts.Parser, source: bytes, budget: float | None = None) -> ts.Tree | None:
+    """Parse within a time budget; None when the budget ran out.
+
+    tree-sitter only honours a progress callback when it reads through a callable, so the source is
+    served in large chunks (no measurable overhead against parsing the bytes directly).
+    """
+    deadline = time.monotonic() + (PARSE_BUDGET_SECONDS if budget is None else budget)
+
+    def read(offset: int, _point: tuple[int, int]) -> bytes:
+        return source[offset : offset + CHUNK]
+
+    def over_budget(*_state: object) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return p.parse(read, progress_callback=over_budget)
+    except ValueError:
+        p.reset()
+        return None
+
+
+def timed_out(path: str) -> FileSyntax:
+    """What an adapter returns for a file whose parse ran out of budget."""
+    detail = f"parsing took longer than {PARSE_BUDGET_SECONDS:g}s (KIVGRAPH_PARSE_TIMEOUT); the file was skipped"
+    return FileSyntax(path, problems=(SyntaxProblem(1, detail),), timed_out=True)
 
 
 @cache

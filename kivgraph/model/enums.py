@@ -134,3 +134,4 @@ class FileStatus(StrEnum):
     SKIPPED_TOO_LARGE = "skipped_too_large"
     SKIPPED_SYMLINK = "skipped_symlink"
     SKIPPED_GENERATED = "skipped_generated"
+    SKIPPED_PARSE_TIMEOUT = "skipped_parse_timeout"

@@ -1,0 +1,360 @@
+"""The Dart syntax layer: declarations rebuilt from sibling runs, member chains rebuilt from selector
+events, imports with show/as/export/part, library URIs resolved against pubspecs."""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages.dart import DartAdapter
+from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
+from kivgraph.model import Language, SymbolKind
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "dart"
+ADAPTER = DartAdapter()
+MODELS = "shop_models/lib/src"
+APP = "shop_app/lib"
+
+
+def layout_of(case: str) -> RepoLayout:
+    root = FIXTURES / case
+    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+    return RepoLayout(paths, lambda path: (root / path).read_bytes())
+
+
+def parse_fixture(path: str, case: str = "workspace") -> FileSyntax:
+    return ADAPTER.parse(path, (FIXTURES / case / path).read_bytes())
+
+
+def parse_text(text: str) -> FileSyntax:
+    return ADAPTER.parse("lib/sample.dart", text.encode("utf-8"))
+
+
+def declaration(syntax: FileSyntax, name: str, kind: SymbolKind | None = None) -> Declaration:
+    found = [d for d in syntax.declarations if d.name == name and (kind is None or d.kind == kind)]
+    assert len(found) == 1, f"expected one declaration {name!r}, found {found}"
+    return found[0]
+
+
+def references(syntax: FileSyntax, *names: str) -> list[Reference]:
+    return [r for r in syntax.references if r.names == names]
+
+
+def inside(inner: Declaration, outer: Declaration) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+# --- declarations --------------------------------------------------------------------------
+
+
+def test_class_members_nest_inside_the_class_with_their_kinds() -> None:
+    item = parse_fixture(f"{MODELS}/item.dart")
+    cls = declaration(item, "Item", SymbolKind.CLASS)
+    members = {(d.name, d.kind) for d in item.declarations if inside(d, cls) and d is not cls}
+    assert members == {
+        ("name", SymbolKind.FIELD),
+        ("_cents", SymbolKind.FIELD),
+        ("new", SymbolKind.CONSTRUCTOR),
+        ("fromJson", SymbolKind.CONSTRUCTOR),
+        ("cents", SymbolKind.GETTER),
+        ("toJson", SymbolKind.METHOD),
+        ("_round", SymbolKind.METHOD),
+    }
+    assert cls.opens_scope and cls.doc == "One thing a customer can buy."
+
+
+def test_a_method_spans_its_signature_and_its_sibling_body() -> None:
+    item = parse_fixture(f"{MODELS}/item.dart")
+    from_json = declaration(item, "fromJson")
+    assert (from_json.start_line, from_json.end_line, from_json.name_line) == (22, 24, 22)
+    assert from_json.signature == "factory Item.fromJson(Map<String, dynamic> json)"
+    assert from_json.doc == "Reads an item from its JSON form."
+    assert declaration(item, "_round").signature == "static int _round(Object? value)"
+
+
+def test_unnamed_constructors_are_called_new_so_they_do_not_shadow_the_class() -> None:
+    cart = parse_fixture(f"{APP}/cart.dart")
+    constructors = [(d.name, d.signature) for d in cart.declarations if d.kind == SymbolKind.CONSTRUCTOR]
+    assert constructors == [("new", "Cart(this._client)"), ("offline", "Cart.offline()")]
+
+
+def test_exported_means_the_name_is_not_private() -> None:
+    item = parse_fixture(f"{MODELS}/item.dart")
+    assert declaration(item, "name").exported
+    assert not declaration(item, "_cents").exported
+    assert not declaration(item, "_round").exported
+    cart_total = parse_fixture(f"{APP}/src/cart_total.dart")
+    assert not declaration(cart_total, "_total").exported
+
+
+def test_top_level_kinds_cover_mixins_enums_extensions_typedefs_and_variables() -> None:
+    item = parse_fixture(f"{MODELS}/item.dart")
+    assert declaration(item, "Priced").kind == SymbolKind.MIXIN
+    assert declaration(item, "FromJson").kind == SymbolKind.TYPE_ALIAS
+    assert declaration(item, "FromJson").signature == "typedef FromJson<T> = T Function(Map<String, dynamic> json)"
+    order = parse_fixture(f"{MODELS}/order.dart")
+    assert declaration(order, "maxItems").kind == SymbolKind.CONSTANT
+    assert declaration(order, "maxItems").signature == "const int maxItems"
+    status = declaration(order, "OrderStatus", SymbolKind.ENUM)
+    values = [d.name for d in order.declarations if d.kind == SymbolKind.ENUM_MEMBER and inside(d, status)]
+    assert values == ["open", "paid", "cancelled"]
+    summary = declaration(order, "OrderSummary", SymbolKind.EXTENSION)
+    assert inside(declaration(order, "summary"), summary)
+    assert declaration(order, "formatCents").kind == SymbolKind.FUNCTION
+
+
+def test_variables_split_into_one_declaration_per_name() -> None:
+    syntax = parse_text("var a = 1, b = 2;\nfinal String c = 'x';\nlate int d;\nclass K { int e = 0, f; }\n")
+    kinds = [(d.name, d.kind, d.signature) for d in syntax.declarations]
+    assert kinds == [
+        ("a", SymbolKind.VARIABLE, "var a"),
+        ("b", SymbolKind.VARIABLE, "var b"),
+        ("c", SymbolKind.CONSTANT, "final String c"),
+        ("d", SymbolKind.VARIABLE, "late int d"),
+        ("K", SymbolKind.CLASS, "class K"),
+        ("e", SymbolKind.FIELD, "int e"),
+        ("f", SymbolKind.FIELD, "int f"),
+    ]
+    a, b = syntax.declarations[0], syntax.declarations[1]
+    assert a.end_byte <= b.start_byte  # never the same range: one would look nested in the other
+
+
+def test_getters_setters_operators_and_local_functions() -> None:
+    syntax = parse_text(
+        "class V {\n  int get x => 1;\n  set x(int v) {}\n  bool operator ==(Object o) => true;\n}\n"
+        "String get version => '1';\nvoid main() {\n  int twice(int n) => n * 2;\n  twice(2);\n}\n"
+    )
+    kinds = {(d.name, d.kind) for d in syntax.declarations}
+    assert {("x", SymbolKind.GETTER), ("x", SymbolKind.SETTER), ("==", SymbolKind.METHOD)} <= kinds
+    assert ("version", SymbolKind.GETTER) in kinds
+    assert inside(declaration(syntax, "twice"), declaration(syntax, "main"))
+
+
+def test_unnamed_extensions_get_a_private_placeholder_name() -> None:
+    syntax = parse_text("extension on int {\n  int twice() => this * 2;\n}\n")
+    extension = syntax.declarations[0]
+    assert (extension.name, extension.kind, extension.exported) == ("<extension on int>", SymbolKind.EXTENSION, False)
+    assert inside(declaration(syntax, "twice"), extension)
+
+
+def test_same_named_functions_in_two_packages_are_separate_declarations() -> None:
+    models = declaration(parse_fixture(f"{MODELS}/order.dart"), "formatCents")
+    app = declaration(parse_fixture(f"{APP}/format.dart"), "formatCents")
+    assert models.doc == "Cents as a decimal string."
+    assert app.doc == "The app's own rendering of cents, with a currency sign."
+
+
+# --- imports and library clauses -----------------------------------------------------------
+
+
+def test_imports_bind_prefixes_shown_names_or_everything() -> None:
+    cart = parse_fixture(f"{APP}/cart.dart")
+    shapes = [(i.module, i.name, i.local_name, i.wildcard, i.reexport) for i in cart.imports]
+    assert shapes == [
+        ("dart:math", "max", "max", False, False),
+        ("package:http/http.dart", None, "http", False, False),
+        ("package:shop_models/shop_models.dart", None, None, True, False),
+        ("format.dart", None, "fmt", False, False),
+        ("src/cart_total.dart", None, None, True, False),  # the `part`
+    ]
+    assert cart.imports[0] == Import("dart:math", "max", "max", 1, 24, 24)
+
+
+def test_exports_are_reexports_and_show_lists_name_them() -> None:
+    library = parse_fixture("shop_models/lib/shop_models.dart")
+    shapes = [(i.module, i.name, i.wildcard, i.reexport) for i in library.imports]
+    assert shapes == [
+        ("src/item.dart", None, True, True),
+        ("src/order.dart", "Order", False, True),
+        ("src/order.dart", "OrderStatus", False, True),
+        ("src/order.dart", "formatCents", False, True),
+    ]
+    assert library.package_clause == "shop_models"
+
+
+def test_part_of_names_the_library_in_the_package_clause() -> None:
+    assert parse_fixture(f"{APP}/src/cart_total.dart").package_clause == "../cart.dart"
+    assert parse_text("part of my.library;\n").package_clause == "my.library"
+
+
+# --- references ----------------------------------------------------------------------------
+
+
+def test_member_chains_are_rebuilt_from_selectors() -> None:
+    cart = parse_fixture(f"{APP}/cart.dart")
+    assert [r.line for r in references(cart, "order", "add")] == [33]
+    assert references(cart, "order", "add")[0].role == Role.CALL
+    assert [r.role for r in references(cart, "fmt", "formatCents")] == [Role.CALL]
+    assert [r.role for r in references(cart, "response", "statusCode")] == [Role.READ]
+    assert [r.role for r in references(cart, "_client", "post")] == [Role.CALL]
+    assert [(r.role, r.line) for r in references(cart, "notify")] == [(Role.CALL, 34)]
+
+
+def test_constructor_calls_name_the_class_and_the_named_constructor() -> None:
+    main = parse_fixture("shop_app/bin/main.dart")
+    assert [r.role for r in references(main, "Cart", "offline")] == [Role.CALL]
+    assert [r.role for r in references(main, "Item")] == [Role.CALL]
+    syntax = parse_text("void f() { new Foo(); const Bar.named(); p.Baz.make(); }")
+    assert [r.names for r in syntax.references] == [("Foo",), ("Bar", "named"), ("p", "Baz", "make")]
+
+
+def test_calls_on_expressions_and_cascades() -> None:
+    syntax = parse_text("void f() {\n  make().run();\n  list[0].go();\n  a..b()..c.d();\n  (x).y();\n  z!.w();\n}\n")
+    calls = [(r.names, r.line) for r in syntax.references if r.role == Role.CALL]
+    assert calls == [
+        (("make",), 2),
+        (("", "run"), 2),
+        (("", "go"), 3),
+        (("a", "b"), 4),
+        (("a", "c", "d"), 4),
+        (("", "y"), 5),
+        (("z", "w"), 6),
+    ]
+    assert [r.role for r in references(syntax, "list")] == [Role.READ]
+
+
+def test_callbacks_assignments_and_returns_get_their_roles() -> None:
+    syntax = parse_text(
+        "void f(Handler h) {\n  register(onTap);\n  final g = helper;\n  h.cb = other.fn;\n"
+        "  retry(attempts: backoff);\n}\n"
+        "Function pick() { return chosen; }\nint get answer => value;\n"
+    )
+    roles = {r.names: r.role for r in syntax.references}
+    assert roles[("onTap",)] == Role.CALLBACK
+    assert roles[("backoff",)] == Role.CALLBACK
+    assert roles[("helper",)] == Role.ASSIGN
+    assert roles[("other", "fn")] == Role.ASSIGN
+    assert roles[("chosen",)] == Role.RETURN
+    assert roles[("value",)] == Role.RETURN
+    assert roles[("h", "cb")] == Role.READ
+
+
+def test_heritage_clauses_extend_and_implement() -> None:
+    cart = parse_fixture(f"{APP}/cart.dart")
+    assert [(r.role, r.line) for r in references(cart, "Observable")] == [(Role.EXTENDS, 24)]
+    assert [r.role for r in references(cart, "Comparable")] == [Role.IMPLEMENTS]
+    item = parse_fixture(f"{MODELS}/item.dart")
+    assert [r.role for r in references(item, "Priced")] == [Role.EXTENDS]  # `with Priced`
+    order = parse_fixture(f"{MODELS}/order.dart")
+    assert [r.role for r in references(order, "Order")] == [Role.EXTENDS]  # `extension … on Order`
+    syntax = parse_text("mixin Walk on Animal implements Mover {}\n")
+    assert [(r.names, r.role) for r in syntax.references] == [
+        (("Animal",), Role.EXTENDS),
+        (("Mover",), Role.IMPLEMENTS),
+    ]
+
+
+def test_prefixed_types_keep_their_prefix_and_doc_comments_are_not_prefixes() -> None:
+    cart = parse_fixture(f"{APP}/cart.dart")
+    assert [r.role for r in references(cart, "http", "Client")] == [Role.TYPE, Role.CALL]
+    item = parse_fixture(f"{MODELS}/item.dart")
+    assert not [r for r in item.references if len(r.names) == 2 and r.role == Role.TYPE]
+
+
+def test_annotations_are_reads_or_calls() -> None:
+    syntax = parse_text("@immutable\nclass A {\n  @JsonKey(name: 'x')\n  final int a = 0;\n}\n")
+    assert [(r.names, r.role) for r in syntax.references if r.role != Role.TYPE] == [
+        (("immutable",), Role.READ),
+        (("JsonKey",), Role.CALL),
+    ]
+
+
+def test_declared_names_and_type_parameters_are_not_references() -> None:
+    item = parse_fixture(f"{MODELS}/item.dart")
+    typedef = declaration(item, "FromJson")
+    assert all(r.start_byte != typedef.start_byte + len("typedef ") for r in item.references)
+    assert [b.name for b in item.bindings if b.name == "T"] == ["T"]
+
+
+def test_bindings_carry_plain_and_constructed_types() -> None:
+    main = parse_fixture("shop_app/bin/main.dart")
+    types = {(b.name, b.type_name) for b in main.bindings}
+    assert {("arguments", "List"), ("cart", "Cart"), ("item", "Item")} <= types
+    total = parse_fixture(f"{APP}/src/cart_total.dart")
+    assert {("cart", "Cart"), ("sum", ""), ("item", "Item")} <= {(b.name, b.type_name) for b in total.bindings}
+    syntax = parse_text("void f(p.Model m, {this.x, Foo? y}) { final paint = Paint()..color = red; }")
+    assert {(b.name, b.type_name) for b in syntax.bindings} == {("m", ""), ("x", ""), ("y", "Foo"), ("paint", "Paint")}
+
+
+# --- problems ------------------------------------------------------------------------------
+
+
+def test_a_file_with_syntax_errors_keeps_its_other_declarations() -> None:
+    broken = parse_fixture("lib/parser.dart", case="broken")
+    assert [(p.line, p.detail) for p in broken.problems] == [(6, "missing ;"), (13, "syntax error")]
+    assert [d.name for d in broken.declarations] == ["Parser", "pos", "advance", "afterErrors"]
+    assert declaration(broken, "afterErrors").doc == "Still found after the errors above."
+
+
+def test_parse_survives_any_bytes() -> None:
+    rng = random.Random(20260101)
+    for _ in range(300):
+        data = rng.randbytes(rng.randrange(400))
+        assert ADAPTER.parse("junk.dart", data).path == "junk.dart"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff\xfeclass \xc3\x28 { void m() { a..b(\x80; } }",
+        b"import 'x' as ; export ; part of ; class { operator ( => ; factory . ( = ;",
+        b"void f() { a.b.c.d..e..f!.g?.h[0](1)(2)<int>(); }",
+        bytes(range(256)) * 4,
+        "String naïve() => 'ünïcode ${é.ok}';".encode(),
+    ],
+)
+def test_parse_survives_invalid_utf8_and_half_written_code(data: bytes) -> None:
+    assert isinstance(ADAPTER.parse("junk.dart", data).references, tuple)
+
+
+# --- libraries and packages ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "from_file", "target"),
+    [
+        ("package:shop_app/cart.dart", "shop_app/bin/main.dart", ModuleTarget(files=(f"{APP}/cart.dart",))),
+        (
+            "package:shop_models/shop_models.dart",
+            f"{APP}/cart.dart",
+            ModuleTarget(files=("shop_models/lib/shop_models.dart",)),
+        ),
+        ("format.dart", f"{APP}/cart.dart", ModuleTarget(files=(f"{APP}/format.dart",))),
+        ("src/cart_total.dart", f"{APP}/cart.dart", ModuleTarget(files=(f"{APP}/src/cart_total.dart",))),
+        ("../cart.dart", f"{APP}/src/cart_total.dart", ModuleTarget(files=(f"{APP}/cart.dart",))),
+        ("./item.dart", f"{MODELS}/order.dart", ModuleTarget(files=(f"{MODELS}/item.dart",))),
+        ("package:http/http.dart", f"{APP}/cart.dart", ModuleTarget(external="http")),
+        ("dart:math", f"{APP}/cart.dart", ModuleTarget(external="dart:math")),
+        ("package:shop_app/missing.dart", f"{APP}/cart.dart", ModuleTarget(reason="MODULE_NOT_RESOLVED")),
+        ("missing.dart", f"{APP}/cart.dart", ModuleTarget(reason="MODULE_NOT_RESOLVED")),
+        ("https://example.invalid/x.dart", f"{APP}/cart.dart", ModuleTarget(reason="MODULE_NOT_RESOLVED")),
+    ],
+)
+def test_library_uris_resolve_against_the_pubspecs_of_the_tree(spec: str, from_file: str, target: ModuleTarget) -> None:
+    assert ADAPTER.resolve_module(spec, from_file, layout_of("workspace")) == target
+
+
+def test_packages_come_from_the_nearest_pubspec() -> None:
+    layout = layout_of("workspace")
+    packages = ADAPTER.packages(layout, [f"{APP}/src/cart_total.dart", f"{MODELS}/item.dart", "README.md"])
+    app = packages[f"{APP}/src/cart_total.dart"]
+    assert (app.id, app.name, app.root, app.manifest, app.version) == (
+        "dart:shop_app",
+        "shop_app",
+        "shop_app",
+        "shop_app/pubspec.yaml",
+        "1.2.0",
+    )
+    models = packages[f"{MODELS}/item.dart"]
+    assert (models.id, models.version, models.language) == ("dart:shop_models", "0.4.0", Language.DART)
+    assert "README.md" not in packages
+
+
+def test_the_adapter_states_darts_rules_as_data() -> None:
+    assert ADAPTER.language == Language.DART
+    assert ADAPTER.extensions == (".dart",)
+    assert ADAPTER.separator == "."
+    assert ADAPTER.implicit_member_scope and not ADAPTER.package_scope
+    assert ADAPTER.self_names == frozenset({"this", "super"})
+    assert {"int", "String", "List", "print", "override"} <= ADAPTER.builtins
