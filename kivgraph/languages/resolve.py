@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum, auto
 
 from kivgraph.languages import LanguageAdapter, ModuleTarget, RepoLayout
-from kivgraph.languages.scopes import FileScopes
+from kivgraph.languages.scopes import FileScopes, module_qualified_name
 from kivgraph.languages.syntax import Import, Reference, Role
 from kivgraph.model import (
     CALLABLE_KINDS,
@@ -243,7 +243,8 @@ class Resolver:
                     if not rest:
                         return LOCAL
                     if binding.type_name and depth < MAX_DEPTH:
-                        typed = self.lookup_path(f, chain, (binding.type_name,), depth + 1)
+                        type_path = tuple(binding.type_name.split(adapter.separator))
+                        typed = self.lookup_path(f, chain, type_path, depth + 1)
                         if typed.status is Status.DECL and typed.decl is not None and self.is_type(typed.decl):
                             return self.then(typed, rest, depth + 1)
                     return self.unknown_receiver(rest[0], None)
@@ -369,10 +370,16 @@ class Resolver:
 
     def _module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
         found: list[DeclRef] = []
+        # A module seen through several files of one stem (`m.py` + its `m.pyi` stub) is one module:
+        # the first file that declares the name answers. Files of different stems (a Go package)
+        # are different declarations, and a name in two of them is ambiguous.
+        one_module = len({module_qualified_name(p) for p in module.files}) == 1
         for path in module.files:
             other = self.files.get(path)
             if other is not None:
                 found.extend(DeclRef(path, i) for i in other.last_binding(other.top.get(name, [])))
+                if found and one_module:
+                    break
         if found:
             return self.choose_refs(found, name, (), depth)
         for path in module.files:
@@ -384,7 +391,12 @@ class Resolver:
             if alias is not None and alias != name:
                 return self.lookup_outer(other, alias, (), depth + 1)
             imports = other.imports.get(name)
-            if imports and (imports[-1].reexport or adapter.imports_visible_as_members or alias == name):
+            # `from . import sub` inside a package's __init__ names the submodule, found further down.
+            if (
+                imports
+                and (imports[-1].reexport or adapter.imports_visible_as_members or alias == name)
+                and other.path not in self.module(other, imports[-1].module).files
+            ):
                 return self.via_import(other, imports[-1], (), depth + 1)
             for imp in other.wildcards:
                 if imp.reexport or adapter.imports_visible_as_members:
@@ -422,7 +434,10 @@ class Resolver:
             return self.module_member(ModuleRef((f.path,), f.path, f.path, f.language), name, depth)
         members = self.members(target, name, set())
         if not members and not (self.is_type(target) or f.is_namespace(target.index)):
-            return self.unknown_receiver(name, target)
+            typed = self.declared_type(target, depth)
+            if typed is None:
+                return self.unknown_receiver(name, target)
+            return self.then(Outcome(Status.DECL, decl=typed), (name,), depth + 1)
         if not members:
             if name in self.names:
                 return Outcome(
@@ -434,6 +449,23 @@ class Resolver:
                 )
             return Outcome(Status.NOTHING)
         return self.choose_refs(members, name, (), depth)
+
+    def declared_type(self, target: DeclRef, depth: int) -> DeclRef | None:
+        """The type a field or variable is declared with, looked up where the declaration is written."""
+        f = self.files[target.path]
+        type_name = f.syntax.declarations[target.index].type_name
+        if not type_name or depth > MAX_DEPTH:
+            return None
+        chain = f.enclosing(f.syntax.declarations[target.index].start_byte)
+        outcome = self.lookup_path(
+            f,
+            chain[1:] if chain and chain[0] == target.index else chain,
+            tuple(type_name.split(self.adapters[f.language].separator)),
+            depth + 1,
+        )
+        if outcome.status is Status.DECL and outcome.decl is not None and self.is_type(outcome.decl):
+            return outcome.decl
+        return None
 
     def members(self, target: DeclRef, name: str, visited: set[DeclRef]) -> list[DeclRef]:
         if target in visited:

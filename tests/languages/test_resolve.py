@@ -113,3 +113,42 @@ def test_syntax_edges_are_candidates_and_containment_is_structural(make_repo):
             assert edge.confidence is Confidence.CANDIDATE
             assert edge.confidence not in EXACT_CONFIDENCES
     assert ("m.py:A.f", EdgeKind.CALLS_DIRECT, "m.py:A.g") in edges_of(generation)
+
+
+def test_a_stub_beside_its_module_is_the_same_module_not_a_twin(make_repo):
+    repo = make_repo(
+        {
+            "lib/__init__.py": "",
+            "lib/core.py": "def load(path):\n    return path\n",
+            "lib/core.pyi": "def load(path: str) -> str: ...\n",
+            "main.py": "from lib.core import load\n\n\ndef run():\n    load('x')\n",
+        }
+    )
+    generation = index_repository(str(repo.path))
+    assert ("main.py:run", EdgeKind.CALLS_DIRECT, "lib/core.py:load") in edges_of(generation)
+    assert not [u for u in generation.unresolved if u.reason == "AMBIGUOUS_DECLARATION"]
+
+
+def test_a_package_importing_its_own_submodule_resolves_to_the_submodule(make_repo):
+    repo = make_repo(
+        {
+            "geo/__init__.py": "from . import shapes\n",
+            "geo/shapes.py": "def area():\n    return 1\n",
+            "main.py": "import geo\n\n\ndef run():\n    geo.shapes.area()\n",
+        }
+    )
+    generation = index_repository(str(repo.path))
+    assert ("main.py:run", EdgeKind.CALLS_DIRECT, "geo/shapes.py:area") in edges_of(generation)
+    assert not [u for u in generation.unresolved if u.reason == "RESOLUTION_TOO_DEEP"]
+
+
+def test_a_field_declared_with_a_type_leads_to_that_types_members(make_repo):
+    repo = make_repo(
+        {
+            "m.py": (
+                "class Order:\n    def pay(self):\n        pass\n\n\n"
+                "class Cart:\n    order: Order\n\n    def checkout(self):\n        self.order.pay()\n"
+            ),
+        }
+    )
+    assert ("m.py:Cart.checkout", EdgeKind.CALLS_DIRECT, "m.py:Order.pay") in edges_of(index_repository(str(repo.path)))

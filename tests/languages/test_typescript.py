@@ -8,9 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kivgraph.languages import ModuleTarget, RepoLayout, adapter, language_of
-from kivgraph.languages.syntax import Declaration, ExportAlias, FileSyntax, Import, Reference, Role
+from kivgraph.languages.syntax import Declaration, ExportAlias, FileSyntax, Import, Role
 from kivgraph.languages.typescript import JavaScriptAdapter, TypeScriptAdapter
-from kivgraph.languages.typescript.records import make_declaration, make_reference
 from kivgraph.model import Language, SymbolKind
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "typescript"
@@ -462,16 +461,6 @@ def test_declaration_names_import_names_and_string_literals_are_not_references()
     declared = {(d.name_line, d.name_column) for d in syntax.declarations}
     assert not any((r.line, r.column) in declared for r in syntax.references)
     assert "utf-8" not in used_names(parse_fixture("monorepo", "packages/app/src/main.ts"))
-
-
-def test_fast_record_construction_builds_the_same_frozen_records_as_the_dataclasses() -> None:
-    built = make_reference(("a", "b"), Role.CALL, 3, 4, 5)
-    assert built == Reference(("a", "b"), Role.CALL, 3, 4, 5)
-    assert hash(built) == hash(Reference(("a", "b"), Role.CALL, 3, 4, 5))
-    with pytest.raises(AttributeError):
-        built.line = 9  # type: ignore[misc]  # frozen, as the dataclass promises
-    fields = ("f", SymbolKind.FUNCTION, 1, 9, 1, 2, 1, 4, "function f()", True, "Doc.", "", True)
-    assert make_declaration(*fields) == Declaration(*fields)
 
 
 # ---- bindings ---------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import tree_sitter as ts
 from kivgraph.languages.syntax import Declaration, ExportAlias
 from kivgraph.languages.treesitter import MAX_DOC, MAX_SIGNATURE, collapse
 from kivgraph.languages.typescript.exports import ExportFacts
-from kivgraph.languages.typescript.records import make_declaration
 from kivgraph.languages.typescript.scan import FileScan
 from kivgraph.model import SymbolKind
 
@@ -156,7 +155,7 @@ class DraftBook:
             if name not in top_level_names:
                 self.scan.exports.append(ExportAlias(name, name, line))
         return [
-            make_declaration(
+            Declaration(
                 d.name,
                 d.kind,
                 d.start,

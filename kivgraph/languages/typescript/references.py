@@ -8,7 +8,6 @@ of the adapter: it touches only captured nodes and keeps per-node work to a few 
 import tree_sitter as ts
 
 from kivgraph.languages.syntax import Binding, Reference, Role
-from kivgraph.languages.typescript.records import make_reference
 from kivgraph.languages.typescript.scan import FileScan, first_child, first_named, last_named
 
 ROLE_CAPTURES: tuple[tuple[str, str, Role, bool], ...] = tuple(
@@ -140,7 +139,7 @@ def collect_references(scan: FileScan) -> list[Reference]:
                 if jsx and not name[:1].isupper():
                     continue  # <div>: an intrinsic element, not a component
                 row, column = node.start_point
-                append(make_reference((name,), role, row + 1, column, start))
+                append(Reference((name,), role, row + 1, column, start))
         nodes = captures.get(path_capture)
         if nodes:
             for node in nodes:
@@ -153,7 +152,7 @@ def collect_references(scan: FileScan) -> list[Reference]:
                     continue
                 names, at = path
                 row, column = at.start_point
-                append(make_reference(names, role, row + 1, column, at.start_byte))
+                append(Reference(names, role, row + 1, column, at.start_byte))
     found.sort(key=lambda r: r.start_byte)
     return found
 

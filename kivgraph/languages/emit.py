@@ -1,0 +1,51 @@
+"""Emitting references from captured name nodes on the hot path, shared by the adapters.
+
+`emit_references` is the loop every captured name goes through: keep it free of branches that do
+not depend on the node. Plain names and ASCII dotted paths are decoded once per file.
+"""
+
+import re
+from collections.abc import Callable
+
+import tree_sitter as ts
+
+from kivgraph.languages.syntax import Reference, Role
+
+DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").fullmatch
+"""`a.b.c` in plain ASCII, the shape almost every name path has."""
+SlowPath = Callable[[ts.Node, bytes], tuple[tuple[str, ...], ts.Node]]
+
+
+def emit_references(
+    nodes: list[ts.Node],
+    role: Role,
+    source: bytes,
+    names_of: dict[bytes, tuple[str, ...]],
+    slow_path: SlowPath,
+    out: list[Reference],
+) -> None:
+    """Append a reference for each captured name or name path.
+
+    `names_of` caches the names a plain `a` or `a.b.c` spells (an empty tuple drops the node);
+    anything else (a call or index inside the chain, a comment, non-ASCII) goes to `slow_path`,
+    which returns the names and the node the reference is placed at.
+    """
+    append = out.append
+    cached = names_of.get
+    for node in nodes:
+        start = node.start_byte
+        raw = source[start : node.end_byte]
+        names = cached(raw)
+        site = node
+        if names is None:
+            if b"." not in raw:
+                names = names_of[raw] = (raw.decode("utf-8", "replace"),)
+            elif DOTTED(raw):
+                names = names_of[raw] = tuple(raw.decode("ascii").split("."))
+            else:
+                names, site = slow_path(node, source)
+                start = site.start_byte
+        elif not names:
+            continue
+        row, column = site.start_point
+        append(Reference(names, role, row + 1, column, start))

@@ -1,0 +1,86 @@
+"""Go modules and packages: import paths → directories of the tree, files → Go packages.
+
+Reads only `go.mod` files through `RepoLayout` (the `module` line); never the Go toolchain, the
+module cache or `vendor/`, so every import path outside the tree's modules is external.
+"""
+
+import re
+import weakref
+from dataclasses import dataclass
+
+from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.model import Language, Package
+
+MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class GoModule:
+    path: str
+    """The module path from `go.mod` ("" when the file names none)."""
+    root: str
+    """Repository-relative directory holding `go.mod`."""
+    manifest: str
+
+
+MODULES: "weakref.WeakKeyDictionary[RepoLayout, tuple[GoModule, ...]]" = weakref.WeakKeyDictionary()
+
+
+def go_modules(layout: RepoLayout) -> tuple[GoModule, ...]:
+    """Every module of the tree, longest module path first (a nested module wins its prefix)."""
+    cached = MODULES.get(layout)
+    if cached is not None:
+        return cached
+    found: list[GoModule] = []
+    for manifest in sorted(path for path in layout.paths if path == "go.mod" or path.endswith("/go.mod")):
+        match = MODULE_LINE.search(layout.read_text(manifest) or "")
+        module_path = match.group(1).strip('"`') if match else ""
+        found.append(GoModule(module_path, manifest.rpartition("/")[0], manifest))
+    modules = tuple(sorted(found, key=lambda module: (-len(module.path), module.root)))
+    MODULES[layout] = modules
+    return modules
+
+
+def module_of(path: str, layout: RepoLayout) -> GoModule | None:
+    manifest = layout.nearest(path, "go.mod")
+    if manifest is None:
+        return None
+    return next((module for module in go_modules(layout) if module.manifest == manifest), None)
+
+
+def package_files(directory: str, layout: RepoLayout) -> tuple[str, ...]:
+    """The `.go` files of a package directory, tests left out (they are not what an import reaches)."""
+    return tuple(path for path in layout.files_in(directory) if path.endswith(".go") and not path.endswith("_test.go"))
+
+
+def resolve_go_module(spec: str, from_file: str, layout: RepoLayout) -> ModuleTarget:
+    for module in go_modules(layout):
+        if not module.path or not (spec == module.path or spec.startswith(f"{module.path}/")):
+            continue
+        rest = spec[len(module.path) + 1 :]
+        directory = f"{module.root}/{rest}" if module.root and rest else module.root or rest
+        files = package_files(directory, layout)
+        if files:
+            return ModuleTarget(files=files)
+        return ModuleTarget(reason="PACKAGE_NOT_FOUND")
+    return ModuleTarget(external=spec)
+
+
+def go_packages(layout: RepoLayout, files: list[str]) -> dict[str, Package]:
+    """Each file's package: its directory's import path under the nearest `go.mod`."""
+    packages: dict[str, Package] = {}
+    for path in files:
+        module = module_of(path, layout)
+        if module is None or not module.path:
+            continue
+        directory = path.rpartition("/")[0]
+        rest = directory[len(module.root) + 1 :] if module.root else directory
+        import_path = f"{module.path}/{rest}" if rest else module.path
+        packages[path] = Package(
+            id=f"go:{import_path}",
+            language=Language.GO,
+            name=f"{module.path} {import_path}",
+            root=directory,
+            manifest=module.manifest,
+        )
+    return packages

@@ -1,0 +1,368 @@
+"""The Go adapter: what it extracts from one file, and how it finds modules and packages."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages.go import GoAdapter
+from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
+from kivgraph.model import Language, Package, SymbolKind
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "go"
+ADAPTER = GoAdapter()
+
+
+def layout_of(case: str) -> RepoLayout:
+    root = FIXTURES / case
+    paths = [path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()]
+    return RepoLayout(paths, lambda rel: (root / rel).read_bytes())
+
+
+def parse_fixture(case: str, path: str) -> FileSyntax:
+    return ADAPTER.parse(path, (FIXTURES / case / path).read_bytes())
+
+
+def parse_text(text: str, path: str = "x.go") -> FileSyntax:
+    return ADAPTER.parse(path, text.encode("utf-8"))
+
+
+def qualified(syntax: FileSyntax) -> dict[str, Declaration]:
+    """Qualified name → declaration: nesting from byte ranges, `owner` first, as the resolver does."""
+    found: dict[str, Declaration] = {}
+    stack: list[tuple[Declaration, str]] = []
+    for decl in sorted(syntax.declarations, key=lambda d: (d.start_byte, -d.end_byte)):
+        while stack and not (stack[-1][0].start_byte <= decl.start_byte and decl.end_byte <= stack[-1][0].end_byte):
+            stack.pop()
+        outer = decl.owner or (stack[-1][1] if stack else "")
+        name = f"{outer}.{decl.name}" if outer else decl.name
+        found.setdefault(name, decl)
+        stack.append((decl, name))
+    return found
+
+
+def refs(syntax: FileSyntax, line: int | None = None) -> list[tuple[str, Role]]:
+    return [(".".join(ref.names), ref.role) for ref in syntax.references if line is None or ref.line == line]
+
+
+def bound_in(syntax: FileSyntax, decl: Declaration) -> dict[str, str]:
+    return {b.name: b.type_name for b in syntax.bindings if decl.start_byte <= b.start_byte < decl.end_byte}
+
+
+# ---- declarations
+
+
+def test_methods_are_named_through_their_receiver_type() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+
+    assert names["Server.Run"].kind is SymbolKind.METHOD
+    assert names["Server.Run"].owner == "Server"
+    assert names["Server.handle"].signature == "func (s *Server) handle(w http.ResponseWriter, r *http.Request)"
+    assert qualified(parse_text("package p\nfunc (l *List[T]) Push(v T) {}\n"))["List.Push"].owner == "List"
+
+
+def test_struct_fields_and_interface_methods_nest_in_their_type() -> None:
+    server = qualified(parse_fixture("server", "server.go"))
+    handler = qualified(parse_fixture("server", "handler.go"))
+
+    assert server["Server.store"].kind is SymbolKind.FIELD
+    assert server["Server.store"].type_name == "store.Store"
+    assert server["Server.hooks"].signature == "hooks []Hook"
+    assert handler["Handler.Name"].kind is SymbolKind.METHOD
+    assert handler["Base.Name"].owner == "Base"
+
+
+def test_fields_and_package_variables_carry_the_type_their_syntax_states() -> None:
+    syntax = parse_text("package p\nvar (\n\tdb *sql.DB\n\tsrv = &Server{}\n\tn = count()\n)\n")
+    names = qualified(syntax)
+
+    assert (names["db"].type_name, names["srv"].type_name, names["n"].type_name) == ("sql.DB", "Server", "")
+    assert qualified(parse_fixture("server", "server.go"))["Server.hooks"].type_name == ""
+
+
+def test_each_kind_of_type_declaration_is_told_apart() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+
+    assert names["Server"].kind is SymbolKind.STRUCT
+    assert names["Hook"].kind is SymbolKind.TYPE
+    assert names["Addr"].kind is SymbolKind.TYPE_ALIAS
+    assert qualified(parse_fixture("server", "handler.go"))["Handler"].kind is SymbolKind.INTERFACE
+    assert names["Server"].signature == "type Server struct"
+
+
+def test_names_sharing_one_field_or_spec_get_ranges_that_do_not_nest() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+    addr, host = names["Server.addr"], names["Server.host"]
+
+    assert (addr.name_line, addr.name_column, host.name_column) == (39, 1, 7)
+    assert addr.end_byte <= host.start_byte
+    constants = qualified(parse_text("package p\nconst A, B = 1, 2\n"))
+    assert constants["A"].end_byte <= constants["B"].start_byte
+
+
+def test_a_lone_spec_spans_its_keyword_and_grouped_specs_span_themselves() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+
+    assert (names["DefaultAddr"].start_line, names["DefaultAddr"].signature) == (12, 'const DefaultAddr = ":8080"')
+    assert (names["MaxBody"].start_line, names["MaxBody"].end_line) == (17, 17)
+    assert names["MaxBody"].doc == "MaxBody caps request bodies."
+    assert names["maxRetries"].kind is SymbolKind.CONSTANT
+    assert names["fallback"].kind is SymbolKind.VARIABLE
+
+
+def test_the_doc_is_the_first_paragraph_above_and_directives_are_not_doc() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+
+    assert names["Server"].doc == "Server serves requests."
+    assert names["Server"].start_line == 35
+    assert names["NewServer"].doc == "NewServer builds a server over a store."
+    assert names["notFound"].doc == ""
+    assert qualified(parse_fixture("server", "cmd/serve/main.go"))["banner"].doc == ""
+
+
+def test_exported_means_capitalised() -> None:
+    names = qualified(parse_fixture("server", "server.go"))
+
+    assert names["NewServer"].exported and names["Server.Run"].exported and names["MaxBody"].exported
+    assert not names["notFound"].exported
+    assert not names["Server.handle"].exported
+    assert not names["Server.store"].exported
+
+
+def test_local_types_nest_in_their_function_and_locals_are_not_declarations() -> None:
+    syntax = parse_text("package p\nfunc f() {\n\ttype pair struct{ a int }\n\tvar x pair\n\t_ = x\n}\n")
+
+    assert set(qualified(syntax)) == {"f", "f.pair", "f.pair.a"}
+
+
+def test_the_package_clause_is_recorded() -> None:
+    assert parse_fixture("server", "cmd/serve/main.go").package_clause == "main"
+
+
+# ---- references
+
+
+def test_embedded_fields_and_interfaces_are_embeds() -> None:
+    assert refs(parse_fixture("server", "server.go"), 36) == [("Base", Role.EMBEDS)]
+    assert refs(parse_fixture("server", "server.go"), 37) == [("http.ServeMux", Role.EMBEDS)]
+    assert refs(parse_fixture("server", "handler.go"), 7) == [("http.Handler", Role.EMBEDS)]
+
+
+def test_a_package_selector_keeps_the_package_as_its_head() -> None:
+    syntax = parse_fixture("server", "cmd/serve/main.go")
+
+    assert refs(syntax, 17) == [("st.Open", Role.CALL)]
+    assert refs(syntax, 23) == [
+        ("server.NewServer", Role.CALL),
+        ("db", Role.CALLBACK),
+        ("server.DefaultAddr", Role.CALLBACK),
+    ]
+    assert ("TrimSpace", Role.CALL) in refs(syntax, 24)
+
+
+def test_function_values_passed_assigned_or_returned_say_so() -> None:
+    syntax = parse_fixture("server", "server.go")
+
+    assert ("srv.handle", Role.CALLBACK) in refs(syntax, 53)
+    assert refs(syntax, 24) == [("notFound", Role.ASSIGN)]
+    assert refs(parse_text("package p\nfunc f() func() { return g }\n"), 2) == [("g", Role.RETURN)]
+
+
+def test_types_in_signatures_and_composite_literals_are_type_uses_and_struct_keys_are_not_references() -> None:
+    syntax = parse_fixture("server", "server.go")
+
+    assert refs(syntax, 50) == [("store.Store", Role.TYPE), ("Addr", Role.TYPE), ("Server", Role.TYPE)]
+    assert refs(syntax, 51) == [("Server", Role.TYPE), ("s", Role.ASSIGN), ("addr", Role.ASSIGN)]
+
+
+def test_keys_of_map_and_array_literals_are_values() -> None:
+    syntax = parse_text('package p\nvar m = map[string]int{key: 1}\nvar a = [...]string{OpAdd: "add"}\n')
+
+    assert ("key", Role.READ) in refs(syntax, 2)
+    assert ("OpAdd", Role.READ) in refs(syntax, 3)
+
+
+def test_selectors_on_unnamed_receivers_have_an_empty_head() -> None:
+    syntax = parse_text("package p\nfunc f() {\n\tg().Close()\n\txs[0].Run()\n}\n")
+
+    assert refs(syntax, 3) == [("g", Role.CALL), (".Close", Role.CALL)]
+    assert refs(syntax, 4) == [("xs", Role.READ), (".Run", Role.CALL)]
+
+
+def test_type_parameters_are_not_references_to_anything_outside() -> None:
+    syntax = parse_text("package p\ntype List[T any] struct {\n\tnext *List[T]\n\tv T\n}\n")
+
+    assert ("T", Role.TYPE) not in refs(syntax)
+    assert ("List", Role.TYPE) in refs(syntax, 3)
+
+
+def test_long_operator_chains_keep_every_operand() -> None:
+    chain = " + ".join(f"v{i}" for i in range(2000))
+    syntax = parse_text(f"package p\nvar s = {chain}\n")
+
+    assert len([ref for ref in syntax.references if ref.role is Role.READ]) == 2000
+
+
+def test_the_blank_identifier_is_neither_bound_nor_referenced() -> None:
+    syntax = parse_text("package p\nfunc f() {\n\t_, err := g()\n\t_ = err\n}\n")
+
+    assert [b.name for b in syntax.bindings] == ["err"]
+    assert ("_", Role.READ) not in refs(syntax)
+
+
+# ---- bindings
+
+
+def test_receivers_parameters_results_and_locals_are_bindings_with_their_types() -> None:
+    syntax = parse_fixture("server", "server.go")
+    names = qualified(syntax)
+
+    assert bound_in(syntax, names["NewServer"]) == {"s": "store.Store", "addr": "Addr", "srv": "Server"}
+    assert bound_in(syntax, names["Server.handle"]) == {
+        "s": "Server",
+        "w": "http.ResponseWriter",
+        "r": "http.Request",
+        "value": "",
+        "hook": "",
+    }
+    results = parse_text("package p\nfunc f() (n int, err error) { var t T; u := new(U); return }\n")
+    assert {b.name: b.type_name for b in results.bindings} == {"n": "int", "err": "error", "t": "T", "u": "U"}
+
+
+def test_parameters_of_function_types_and_interface_methods_are_not_bindings() -> None:
+    assert parse_fixture("server", "handler.go").bindings[0].name == "b"
+    assert parse_text("package p\ntype F func(x int)\ntype I interface{ M(y int) }\n").bindings == ()
+
+
+def test_a_package_level_closure_opens_a_scope_for_its_parameters() -> None:
+    syntax = parse_text("package p\nvar h = func(w Writer) { w.Write(nil) }\n")
+
+    assert qualified(syntax)["h"].opens_scope
+    assert [(b.name, b.type_name) for b in syntax.bindings] == [("w", "Writer")]
+
+
+# ---- imports
+
+
+def test_imports_bind_their_alias_or_the_package_name_of_the_path() -> None:
+    syntax = parse_fixture("server", "cmd/serve/main.go")
+
+    assert [(i.module, i.local_name, i.wildcard) for i in syntax.imports] == [
+        ("embed", None, False),
+        ("log", "log", False),
+        ("strings", None, True),
+        ("example.com/server", "server", False),
+        ("example.com/server/internal/cache", "cache", False),
+        ("example.com/server/internal/store", "st", False),
+    ]
+    assert syntax.imports[5] == Import(
+        "example.com/server/internal/store", None, "st", 10, 1, syntax.imports[5].start_byte
+    )
+    versions = parse_text(
+        'package p\nimport (\n\t"gopkg.in/yaml.v3"\n\t"github.com/a/b/v2"\n\t"github.com/x/go-sql"\n)\n'
+    )
+    assert [i.local_name for i in versions.imports] == ["yaml", "b", "sql"]
+
+
+# ---- modules and packages
+
+
+def test_an_import_path_of_the_module_resolves_to_its_directory_without_tests() -> None:
+    layout = layout_of("server")
+
+    assert ADAPTER.resolve_module("example.com/server/internal/store", "cmd/serve/main.go", layout) == ModuleTarget(
+        files=("internal/store/store.go",)
+    )
+    assert ADAPTER.resolve_module("example.com/server", "cmd/serve/main.go", layout) == ModuleTarget(
+        files=("handler.go", "server.go")
+    )
+
+
+def test_import_paths_outside_the_modules_are_external_and_missing_ones_are_not_found() -> None:
+    layout = layout_of("server")
+
+    assert ADAPTER.resolve_module("net/http", "server.go", layout) == ModuleTarget(external="net/http")
+    assert ADAPTER.resolve_module("github.com/x/y", "server.go", layout) == ModuleTarget(external="github.com/x/y")
+    assert ADAPTER.resolve_module("example.com/server/nowhere", "server.go", layout) == ModuleTarget(
+        reason="PACKAGE_NOT_FOUND"
+    )
+
+
+def test_a_nested_module_owns_the_import_paths_under_it() -> None:
+    layout = layout_of("modules")
+
+    assert ADAPTER.resolve_module("example.com/root/tools/lint", "app/app.go", layout) == ModuleTarget(
+        files=("tools/lint/lint.go",)
+    )
+    assert ADAPTER.resolve_module("example.com/root/missing", "app/app.go", layout).reason == "PACKAGE_NOT_FOUND"
+    packages = ADAPTER.packages(layout, ["app/app.go", "tools/lint/lint.go"])
+    assert packages["tools/lint/lint.go"] == Package(
+        id="go:example.com/root/tools/lint",
+        language=Language.GO,
+        name="example.com/root/tools example.com/root/tools/lint",
+        root="tools/lint",
+        manifest="tools/go.mod",
+    )
+    assert packages["app/app.go"].name == "example.com/root example.com/root/app"
+
+
+def test_files_of_one_directory_share_a_package_named_by_module_and_import_path() -> None:
+    layout = layout_of("server")
+    packages = ADAPTER.packages(layout, ["server.go", "handler.go", "cmd/serve/main.go"])
+
+    assert packages["server.go"] == packages["handler.go"]
+    assert packages["server.go"].id == "go:example.com/server"
+    assert packages["server.go"].name == "example.com/server example.com/server"
+    assert packages["cmd/serve/main.go"].root == "cmd/serve"
+    assert ADAPTER.packages(layout_of("broken"), ["broken.go"]) == {}
+
+
+def test_same_named_functions_of_two_packages_stay_apart() -> None:
+    layout = layout_of("server")
+    store_open = qualified(parse_fixture("server", "internal/store/store.go"))["Open"]
+    cache_open = qualified(parse_fixture("server", "internal/cache/cache.go"))["Open"]
+
+    assert store_open.signature == "func Open(path string) (*Store, error)"
+    assert cache_open.signature == "func Open(size int) Cache"
+    assert (
+        ADAPTER.packages(layout, ["internal/store/store.go", "internal/cache/cache.go"])["internal/cache/cache.go"].id
+        == "go:example.com/server/internal/cache"
+    )
+
+
+def test_build_constrained_files_are_parsed_and_each_declares_its_variant() -> None:
+    linux = qualified(parse_fixture("buildtags", "platform_linux.go"))
+    other = qualified(parse_fixture("buildtags", "platform_other.go"))
+
+    assert linux["platform"].start_line == other["platform"].start_line == 5
+    assert refs(parse_fixture("buildtags", "tags.go"), 5) == [("platform", Role.CALL)]
+
+
+# ---- robustness
+
+
+def test_a_syntax_error_is_reported_and_the_rest_of_the_file_still_counts() -> None:
+    syntax = parse_fixture("broken", "broken.go")
+
+    assert [problem.line for problem in syntax.problems] == [6]
+    assert {"Fine", "Unfinished", "StillCounts", "StillCounts.Value", "StillCounts.Double"} <= set(qualified(syntax))
+    assert ("Fine", Role.CALL) in refs(syntax, 13)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00\xff\xfe garbage \x80", b"package p\nfunc \xff\xfe() { x := \xc3\x28 }\n", b"package", b"{" * 5000],
+)
+def test_parse_survives_garbage_bytes_and_invalid_utf8(data: bytes) -> None:
+    syntax = ADAPTER.parse("junk.go", data)
+
+    assert syntax.path == "junk.go"
+    assert all(isinstance(ref, Reference) for ref in syntax.references)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300))
+def test_parse_never_raises_on_arbitrary_bytes(data: bytes) -> None:
+    ADAPTER.parse("random.go", b"package p\n\nfunc (s *S) F() { s.G() }\n" + data)
