@@ -97,6 +97,8 @@ class DeclarationWalk:
         signature: str,
         docs: list[ts.Node],
     ) -> None:
+        if not name:
+            return  # error recovery can invent a declaration around a lone `_`: it names nothing
         line, column = name_node.start_point
         doc = treesitter.clean_doc("\n".join(node_text(d, self.source) for d in docs)) if docs else ""
         self.declarations.append(
