@@ -125,8 +125,16 @@ def cli() -> None:
 @click.option("--languages", help="Comma-separated languages to index (default: every one found).")
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core).")
 def index(
-    path: str, revision: str, worktree: bool, out: str | None, languages: str | None, ref: str, as_json: bool
+    path: str,
+    revision: str,
+    worktree: bool,
+    out: str | None,
+    languages: str | None,
+    ref: str,
+    as_json: bool,
+    jobs: int | None,
 ) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
     if worktree and revision != "HEAD":
@@ -139,7 +147,7 @@ def index(
     started = time.monotonic()
     progress: Progress = ProgressLine(sys.stderr)
     snap = snapshot_at(path, revision, worktree)
-    generation = index_snapshot(snap, chosen, progress)
+    generation = index_snapshot(snap, chosen, progress, jobs)
     if out is not None:
         blob = save_to_file(generation, out)
         location = out

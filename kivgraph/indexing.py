@@ -5,8 +5,10 @@ each language adapter, resolves names across files, assigns stable keys and asse
 generation. It stores nothing: the caller hands the result to `store`.
 """
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -38,6 +40,8 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 """Larger files are generated or vendored far more often than written: skipped and recorded."""
 SKIPPED_DIRECTORIES = frozenset({"node_modules", ".git"})
 BINARY_SNIFF = 8192
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024
+"""Below this much source, starting worker processes costs more than it saves."""
 GRAMMAR_PACKAGES = (
     "tree-sitter",
     "tree-sitter-python",
@@ -155,8 +159,13 @@ def index_snapshot(
     snap: Snapshot,
     languages: frozenset[Language] | None = None,
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> Generation:
-    """Parse, resolve and key every file of a known language in the snapshot."""
+    """Parse, resolve and key every file of a known language in the snapshot.
+
+    `jobs` processes parse in parallel (default: one per core, once the sources are large enough
+    for a pool to pay for itself); resolution then runs in this process over all files at once.
+    """
     wanted = [
         (f, lang) for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)
     ]
@@ -173,14 +182,14 @@ def index_snapshot(
     unresolved: list[Unresolved] = []
     parsed: dict[str, tuple[Language, FileSyntax]] = {}
     line_counts: dict[str, int] = {}
-    for done, (tree_file, lang) in enumerate(wanted, 1):
-        record, syntax, lines = _parse_one(tree_file, lang, layout)
+    for done, (record, syntax, lines) in enumerate(parse_files(wanted, jobs), 1):
         records.append(record)
         if syntax is not None:
-            parsed[tree_file.path] = (lang, syntax)
-            line_counts[tree_file.path] = lines
+            parsed[record.path] = (record.language, syntax)
+            line_counts[record.path] = lines
             unresolved.extend(
-                Unresolved("PARSE_ERROR", lang, tree_file.path, p.line, detail=p.detail) for p in syntax.problems
+                Unresolved("PARSE_ERROR", record.language, record.path, p.line, detail=p.detail)
+                for p in syntax.problems
             )
         if progress is not None:
             progress("parse", done, len(wanted))
@@ -226,18 +235,58 @@ def index_snapshot(
     )
 
 
-def _parse_one(tree_file: TreeFile, lang: Language, layout: RepoLayout) -> tuple[FileRecord, FileSyntax | None, int]:
-    def record(status: FileStatus) -> FileRecord:
-        return FileRecord(tree_file.path, lang, tree_file.digest, tree_file.size, status)
+@dataclass(frozen=True, slots=True)
+class ParseJob:
+    """One file to parse, with its bytes: what crosses to a worker process."""
 
-    if tree_file.symlink:
-        return record(FileStatus.SKIPPED_SYMLINK), None, 0
-    if tree_file.size > MAX_FILE_BYTES:
-        return record(FileStatus.SKIPPED_TOO_LARGE), None, 0
-    source = layout.read(tree_file.path) or b""
+    path: str
+    language: Language
+    digest: str
+    size: int
+    status: FileStatus | None
+    """Set when the file is skipped without parsing (symlink, too large)."""
+    source: bytes = b""
+
+
+def _jobs(wanted: list[tuple[TreeFile, Language]]) -> Iterator[ParseJob]:
+    for tree_file, lang in wanted:
+        skipped = (
+            FileStatus.SKIPPED_SYMLINK
+            if tree_file.symlink
+            else FileStatus.SKIPPED_TOO_LARGE
+            if tree_file.size > MAX_FILE_BYTES
+            else None
+        )
+        source = b"" if skipped else tree_file.read()
+        yield ParseJob(tree_file.path, lang, tree_file.digest, tree_file.size, skipped, source)
+
+
+def parse_files(
+    wanted: list[tuple[TreeFile, Language]], jobs: int | None
+) -> Iterator[tuple[FileRecord, FileSyntax | None, int]]:
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    total = sum(f.size for f, _ in wanted if not f.symlink and f.size <= MAX_FILE_BYTES)
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if workers <= 1 or total < PARALLEL_MIN_BYTES or not fork or multiprocessing.parent_process() is not None:
+        yield from map(parse_job, _jobs(wanted))
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield from pool.map(parse_job, _jobs(wanted), chunksize=8)
+
+
+def parse_job(job: ParseJob) -> tuple[FileRecord, FileSyntax | None, int]:
+    """Parse one file (in this process or a worker): its record, its syntax, its line count."""
+
+    def record(status: FileStatus) -> FileRecord:
+        return FileRecord(job.path, job.language, job.digest, job.size, status)
+
+    if job.status is not None:
+        return record(job.status), None, 0
+    source = job.source
     if b"\x00" in source[:BINARY_SNIFF]:
         return record(FileStatus.SKIPPED_BINARY), None, 0
-    syntax = adapter(lang).parse(tree_file.path, source)
+    syntax = adapter(job.language).parse(job.path, source)
     if syntax.timed_out:
         return record(FileStatus.SKIPPED_PARSE_TIMEOUT), syntax, 0
     try:
@@ -350,5 +399,6 @@ def index_repository(
     worktree: bool = False,
     languages: frozenset[Language] | None = None,
     progress: Progress | None = None,
+    jobs: int | None = None,
 ) -> Generation:
-    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress)
+    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress, jobs)

@@ -144,3 +144,31 @@ def test_repository_name_comes_from_origin_when_there_is_one(make_repo):
     generation = index_repository(str(repo.path))
     assert generation.header.repository == "service-api"
     assert generation.header.remote_url == "git@example.invalid:team/service-api.git"
+
+
+def test_parsing_in_worker_processes_yields_the_same_generation(make_repo, monkeypatch):
+    files = {
+        f"pkg/mod{i}.py": f"from pkg.mod{j} import f{j}\n\n\ndef f{i}():\n    return f{j}()\n"
+        for i, j in ((i, (i + 1) % 12) for i in range(12))
+    }
+    files["pkg/__init__.py"] = ""
+    files["bad.py"] = b"\x00binary"
+    repo = make_repo(files)
+    monkeypatch.setattr(indexing, "PARALLEL_MIN_BYTES", 0)
+    pools: list[int] = []
+
+    class CountingPool(indexing.ProcessPoolExecutor):
+        def __init__(self, max_workers: int, **kwargs: object) -> None:
+            pools.append(max_workers)
+            super().__init__(max_workers, **kwargs)  # type: ignore[arg-type]  # passes mp_context through
+
+    monkeypatch.setattr(indexing, "ProcessPoolExecutor", CountingPool)
+    sequential = index_repository(str(repo.path), jobs=1)
+    assert pools == []
+    parallel = index_repository(str(repo.path), jobs=2)
+    assert pools == [2]
+    assert parallel.files == sequential.files
+    assert parallel.symbols == sequential.symbols
+    assert parallel.edges == sequential.edges
+    assert parallel.unresolved == sequential.unresolved
+    assert len(parallel.edges) >= 12
