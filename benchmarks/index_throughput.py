@@ -61,13 +61,18 @@ def npm_package(spec: str) -> Path:
 
 
 def typescript_corpus() -> list[Path]:
-    root = npm_package("rxjs@7.8.2")
-    return [p for p in sorted(root.rglob("*.ts")) if "node_modules" not in p.parts]
+    """rxjs's sources, then TypeScript's own library declarations."""
+    files: list[Path] = []
+    for spec in ("rxjs@7.8.2", "typescript@5.6.3"):
+        files += [p for p in sorted(npm_package(spec).rglob("*.ts")) if "node_modules" not in p.parts]
+    return files
 
 
 def javascript_corpus() -> list[Path]:
-    root = npm_package("lodash@4.17.21")
-    return sorted(root.rglob("*.js"))
+    files: list[Path] = []
+    for spec in ("lodash@4.17.21", "eslint@8.57.0"):
+        files += sorted(npm_package(spec).rglob("*.js"))
+    return files
 
 
 def rust_corpus() -> list[Path]:

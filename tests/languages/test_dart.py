@@ -6,21 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages import ModuleTarget
 from kivgraph.languages.dart import DartAdapter
-from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
+from kivgraph.languages.syntax import FileSyntax, Import, Role
 from kivgraph.model import Language, SymbolKind
+from tests.languages.helpers import declaration, fixture_layout, inside, references
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "dart"
 ADAPTER = DartAdapter()
 MODELS = "shop_models/lib/src"
 APP = "shop_app/lib"
-
-
-def layout_of(case: str) -> RepoLayout:
-    root = FIXTURES / case
-    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
-    return RepoLayout(paths, lambda path: (root / path).read_bytes())
 
 
 def parse_fixture(path: str, case: str = "workspace") -> FileSyntax:
@@ -29,20 +24,6 @@ def parse_fixture(path: str, case: str = "workspace") -> FileSyntax:
 
 def parse_text(text: str) -> FileSyntax:
     return ADAPTER.parse("lib/sample.dart", text.encode("utf-8"))
-
-
-def declaration(syntax: FileSyntax, name: str, kind: SymbolKind | None = None) -> Declaration:
-    found = [d for d in syntax.declarations if d.name == name and (kind is None or d.kind == kind)]
-    assert len(found) == 1, f"expected one declaration {name!r}, found {found}"
-    return found[0]
-
-
-def references(syntax: FileSyntax, *names: str) -> list[Reference]:
-    return [r for r in syntax.references if r.names == names]
-
-
-def inside(inner: Declaration, outer: Declaration) -> bool:
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 # --- declarations --------------------------------------------------------------------------
@@ -332,11 +313,11 @@ def test_parse_survives_invalid_utf8_and_half_written_code(data: bytes) -> None:
     ],
 )
 def test_library_uris_resolve_against_the_pubspecs_of_the_tree(spec: str, from_file: str, target: ModuleTarget) -> None:
-    assert ADAPTER.resolve_module(spec, from_file, layout_of("workspace")) == target
+    assert ADAPTER.resolve_module(spec, from_file, fixture_layout(FIXTURES / "workspace")) == target
 
 
 def test_packages_come_from_the_nearest_pubspec() -> None:
-    layout = layout_of("workspace")
+    layout = fixture_layout(FIXTURES / "workspace")
     packages = ADAPTER.packages(layout, [f"{APP}/src/cart_total.dart", f"{MODELS}/item.dart", "README.md"])
     app = packages[f"{APP}/src/cart_total.dart"]
     assert (app.id, app.name, app.root, app.manifest, app.version) == (

@@ -6,19 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages import ModuleTarget
 from kivgraph.languages.go import GoAdapter
 from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
 from kivgraph.model import Language, Package, SymbolKind
+from tests.languages.helpers import fixture_layout, qualified, refs
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "go"
 ADAPTER = GoAdapter()
-
-
-def layout_of(case: str) -> RepoLayout:
-    root = FIXTURES / case
-    paths = [path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()]
-    return RepoLayout(paths, lambda rel: (root / rel).read_bytes())
 
 
 def parse_fixture(case: str, path: str) -> FileSyntax:
@@ -27,24 +22,6 @@ def parse_fixture(case: str, path: str) -> FileSyntax:
 
 def parse_text(text: str, path: str = "x.go") -> FileSyntax:
     return ADAPTER.parse(path, text.encode("utf-8"))
-
-
-def qualified(syntax: FileSyntax) -> dict[str, Declaration]:
-    """Qualified name → declaration: nesting from byte ranges, `owner` first, as the resolver does."""
-    found: dict[str, Declaration] = {}
-    stack: list[tuple[Declaration, str]] = []
-    for decl in sorted(syntax.declarations, key=lambda d: (d.start_byte, -d.end_byte)):
-        while stack and not (stack[-1][0].start_byte <= decl.start_byte and decl.end_byte <= stack[-1][0].end_byte):
-            stack.pop()
-        outer = decl.owner or (stack[-1][1] if stack else "")
-        name = f"{outer}.{decl.name}" if outer else decl.name
-        found.setdefault(name, decl)
-        stack.append((decl, name))
-    return found
-
-
-def refs(syntax: FileSyntax, line: int | None = None) -> list[tuple[str, Role]]:
-    return [(".".join(ref.names), ref.role) for ref in syntax.references if line is None or ref.line == line]
 
 
 def bound_in(syntax: FileSyntax, decl: Declaration) -> dict[str, str]:
@@ -270,7 +247,7 @@ def test_imports_bind_their_alias_or_the_package_name_of_the_path() -> None:
 
 
 def test_an_import_path_of_the_module_resolves_to_its_directory_without_tests() -> None:
-    layout = layout_of("server")
+    layout = fixture_layout(FIXTURES / "server")
 
     assert ADAPTER.resolve_module("example.com/server/internal/store", "cmd/serve/main.go", layout) == ModuleTarget(
         files=("internal/store/store.go",)
@@ -281,7 +258,7 @@ def test_an_import_path_of_the_module_resolves_to_its_directory_without_tests() 
 
 
 def test_import_paths_outside_the_modules_are_external_and_missing_ones_are_not_found() -> None:
-    layout = layout_of("server")
+    layout = fixture_layout(FIXTURES / "server")
 
     assert ADAPTER.resolve_module("net/http", "server.go", layout) == ModuleTarget(external="net/http")
     assert ADAPTER.resolve_module("github.com/x/y", "server.go", layout) == ModuleTarget(external="github.com/x/y")
@@ -291,7 +268,7 @@ def test_import_paths_outside_the_modules_are_external_and_missing_ones_are_not_
 
 
 def test_a_nested_module_owns_the_import_paths_under_it() -> None:
-    layout = layout_of("modules")
+    layout = fixture_layout(FIXTURES / "modules")
 
     assert ADAPTER.resolve_module("example.com/root/tools/lint", "app/app.go", layout) == ModuleTarget(
         files=("tools/lint/lint.go",)
@@ -309,18 +286,18 @@ def test_a_nested_module_owns_the_import_paths_under_it() -> None:
 
 
 def test_files_of_one_directory_share_a_package_named_by_module_and_import_path() -> None:
-    layout = layout_of("server")
+    layout = fixture_layout(FIXTURES / "server")
     packages = ADAPTER.packages(layout, ["server.go", "handler.go", "cmd/serve/main.go"])
 
     assert packages["server.go"] == packages["handler.go"]
     assert packages["server.go"].id == "go:example.com/server"
     assert packages["server.go"].name == "example.com/server example.com/server"
     assert packages["cmd/serve/main.go"].root == "cmd/serve"
-    assert ADAPTER.packages(layout_of("broken"), ["broken.go"]) == {}
+    assert ADAPTER.packages(fixture_layout(FIXTURES / "broken"), ["broken.go"]) == {}
 
 
 def test_same_named_functions_of_two_packages_stay_apart() -> None:
-    layout = layout_of("server")
+    layout = fixture_layout(FIXTURES / "server")
     store_open = qualified(parse_fixture("server", "internal/store/store.go"))["Open"]
     cache_open = qualified(parse_fixture("server", "internal/cache/cache.go"))["Open"]
 

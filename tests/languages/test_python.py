@@ -6,19 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages import ModuleTarget
 from kivgraph.languages.python import PythonAdapter
-from kivgraph.languages.syntax import Binding, Declaration, FileSyntax, Import, Reference, Role
+from kivgraph.languages.syntax import Binding, FileSyntax, Import, Reference, Role
 from kivgraph.model import Language, Package, SymbolKind
+from tests.languages.helpers import fixture_layout, qualified, refs
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "python"
 ADAPTER = PythonAdapter()
-
-
-def layout_of(case: str) -> RepoLayout:
-    root = FIXTURES / case
-    paths = [path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()]
-    return RepoLayout(paths, lambda rel: (root / rel).read_bytes())
 
 
 def parse_fixture(case: str, path: str) -> FileSyntax:
@@ -27,24 +22,6 @@ def parse_fixture(case: str, path: str) -> FileSyntax:
 
 def parse_text(text: str, path: str = "mod.py") -> FileSyntax:
     return ADAPTER.parse(path, text.encode("utf-8"))
-
-
-def qualified(syntax: FileSyntax) -> dict[str, Declaration]:
-    """Qualified name → declaration, nesting derived from byte ranges as the resolver does."""
-    found: dict[str, Declaration] = {}
-    stack: list[tuple[Declaration, str]] = []
-    for decl in sorted(syntax.declarations, key=lambda d: (d.start_byte, -d.end_byte)):
-        while stack and not (stack[-1][0].start_byte <= decl.start_byte and decl.end_byte <= stack[-1][0].end_byte):
-            stack.pop()
-        outer = decl.owner or (stack[-1][1] if stack else "")
-        name = f"{outer}.{decl.name}" if outer else decl.name
-        found.setdefault(name, decl)
-        stack.append((decl, name))
-    return found
-
-
-def refs(syntax: FileSyntax, line: int | None = None) -> list[tuple[str, Role]]:
-    return [(".".join(ref.names), ref.role) for ref in syntax.references if line is None or ref.line == line]
 
 
 def bound(syntax: FileSyntax) -> dict[str, str]:
@@ -314,7 +291,7 @@ def test_names_listed_in_dunder_all_are_reexported() -> None:
 
 
 def test_relative_imports_resolve_next_to_the_importing_file() -> None:
-    layout = layout_of("shapes")
+    layout = fixture_layout(FIXTURES / "shapes")
 
     assert ADAPTER.resolve_module(".shapes", "src/geometry/util.py", layout) == ModuleTarget(
         files=("src/geometry/shapes.py",)
@@ -326,19 +303,19 @@ def test_relative_imports_resolve_next_to_the_importing_file() -> None:
 
 
 def test_a_stub_next_to_its_module_resolves_to_both() -> None:
-    target = ADAPTER.resolve_module("geometry.util", "scripts/report.py", layout_of("shapes"))
+    target = ADAPTER.resolve_module("geometry.util", "scripts/report.py", fixture_layout(FIXTURES / "shapes"))
 
     assert target == ModuleTarget(files=("src/geometry/util.py", "src/geometry/util.pyi"))
 
 
 def test_absolute_imports_resolve_under_src_and_packages_to_their_init() -> None:
-    target = ADAPTER.resolve_module("geometry", "scripts/report.py", layout_of("shapes"))
+    target = ADAPTER.resolve_module("geometry", "scripts/report.py", fixture_layout(FIXTURES / "shapes"))
 
     assert target == ModuleTarget(files=("src/geometry/__init__.py",))
 
 
 def test_a_missing_module_of_this_repository_is_unresolved_and_anything_else_is_external() -> None:
-    layout = layout_of("shapes")
+    layout = fixture_layout(FIXTURES / "shapes")
 
     assert ADAPTER.resolve_module("geometry.missing", "scripts/report.py", layout) == ModuleTarget(
         reason="MODULE_NOT_RESOLVED"
@@ -348,7 +325,7 @@ def test_a_missing_module_of_this_repository_is_unresolved_and_anything_else_is_
 
 
 def test_same_named_modules_in_two_packages_resolve_to_their_own_files() -> None:
-    layout = layout_of("same_names")
+    layout = fixture_layout(FIXTURES / "same_names")
     billing = ADAPTER.resolve_module("billing.orders", "main.py", layout)
     shipping = ADAPTER.resolve_module("shipping.orders", "main.py", layout)
 
@@ -359,7 +336,7 @@ def test_same_named_modules_in_two_packages_resolve_to_their_own_files() -> None
 
 
 def test_packages_follow_init_files_and_carry_the_distribution_version() -> None:
-    layout = layout_of("shapes")
+    layout = fixture_layout(FIXTURES / "shapes")
     files = sorted(path for path in layout.paths if path.endswith((".py", ".pyi")))
     packages = ADAPTER.packages(layout, files)
 
@@ -376,7 +353,7 @@ def test_packages_follow_init_files_and_carry_the_distribution_version() -> None
 
 
 def test_setup_cfg_states_the_version_when_there_is_no_pyproject() -> None:
-    layout = layout_of("same_names")
+    layout = fixture_layout(FIXTURES / "same_names")
     packages = ADAPTER.packages(layout, ["billing/orders.py", "main.py"])
 
     assert (packages["billing/orders.py"].name, packages["billing/orders.py"].version) == ("billing", "0.3.1")

@@ -6,19 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages import ModuleTarget
 from kivgraph.languages.rust import RustAdapter
-from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
+from kivgraph.languages.syntax import FileSyntax, Import, Role
 from kivgraph.model import Language, SymbolKind
+from tests.languages.helpers import declaration, fixture_layout, inside, references
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rust"
 ADAPTER = RustAdapter()
-
-
-def layout_of(case: str) -> RepoLayout:
-    root = FIXTURES / case
-    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
-    return RepoLayout(paths, lambda path: (root / path).read_bytes())
 
 
 def parse_fixture(case: str, path: str) -> FileSyntax:
@@ -27,20 +22,6 @@ def parse_fixture(case: str, path: str) -> FileSyntax:
 
 def parse_text(text: str) -> FileSyntax:
     return ADAPTER.parse("src/lib.rs", text.encode("utf-8"))
-
-
-def declaration(syntax: FileSyntax, name: str, kind: SymbolKind | None = None) -> Declaration:
-    found = [d for d in syntax.declarations if d.name == name and (kind is None or d.kind == kind)]
-    assert len(found) == 1, f"expected one declaration {name!r}, found {found}"
-    return found[0]
-
-
-def references(syntax: FileSyntax, *names: str) -> list[Reference]:
-    return [r for r in syntax.references if r.names == names]
-
-
-def inside(inner: Declaration, outer: Declaration) -> bool:
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 # --- declarations --------------------------------------------------------------------------
@@ -339,11 +320,11 @@ def test_parse_survives_invalid_utf8_and_half_written_code(data: bytes) -> None:
     ],
 )
 def test_module_paths_resolve_by_rust_module_file_rules(spec: str, from_file: str, target: ModuleTarget) -> None:
-    assert ADAPTER.resolve_module(spec, from_file, layout_of("workspace")) == target
+    assert ADAPTER.resolve_module(spec, from_file, fixture_layout(FIXTURES / "workspace")) == target
 
 
 def test_inline_modules_and_custom_lib_paths_resolve_to_the_file_that_holds_them() -> None:
-    layout = layout_of("items")
+    layout = fixture_layout(FIXTURES / "items")
     assert ADAPTER.resolve_module("crate::geometry::units", "src/geometry/circle.rs", layout) == ModuleTarget(
         files=("src/geometry/mod.rs",)
     )
@@ -356,7 +337,7 @@ def test_inline_modules_and_custom_lib_paths_resolve_to_the_file_that_holds_them
 
 
 def test_packages_come_from_the_nearest_manifest_and_inherit_the_workspace_version() -> None:
-    layout = layout_of("workspace")
+    layout = fixture_layout(FIXTURES / "workspace")
     packages = ADAPTER.packages(layout, ["core_lib/src/storage/cache.rs", "app/src/cli.rs", "Cargo.toml"])
     core = packages["core_lib/src/storage/cache.rs"]
     assert (core.id, core.name, core.root, core.manifest, core.version) == (

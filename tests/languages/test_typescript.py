@@ -1,6 +1,5 @@
 """The TypeScript/JavaScript syntax layer: declarations, imports, bindings, references, resolution."""
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from kivgraph.languages import ModuleTarget, RepoLayout, adapter, language_of
 from kivgraph.languages.syntax import Declaration, ExportAlias, FileSyntax, Import, Role
 from kivgraph.languages.typescript import JavaScriptAdapter, TypeScriptAdapter
 from kivgraph.model import Language, SymbolKind
+from tests.languages.helpers import fixture_layout, qualified_all
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "typescript"
 TS = TypeScriptAdapter()
@@ -23,13 +23,6 @@ def layout_of(files: dict[str, str]) -> RepoLayout:
     return RepoLayout(data, data.get)
 
 
-def fixture_layout(case: str) -> RepoLayout:
-    root = FIXTURES / case
-    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
-    read: Callable[[str], bytes | None] = lambda rel: (root / rel).read_bytes()  # noqa: E731 -- tiny reader
-    return RepoLayout(paths, read)
-
-
 def parse_fixture(case: str, path: str) -> FileSyntax:
     language = JS if path.endswith(JS_EXTENSIONS) else TS
     return language.parse(path, (FIXTURES / case / path).read_bytes())
@@ -40,26 +33,8 @@ def parse_source(path: str, text: str) -> FileSyntax:
     return language.parse(path, text.encode("utf-8"))
 
 
-def qualified(syntax: FileSyntax) -> dict[str, list[Declaration]]:
-    """Qualified name → declarations, nesting derived from byte ranges as the resolver does."""
-    found: dict[str, list[Declaration]] = {}
-    stack: list[tuple[Declaration, str]] = []
-    for declaration in sorted(syntax.declarations, key=lambda d: (d.start_byte, -d.end_byte)):
-        while stack and stack[-1][0].end_byte <= declaration.start_byte:
-            stack.pop()
-        if declaration.owner:
-            name = f"{declaration.owner}.{declaration.name}"
-        elif stack:
-            name = f"{stack[-1][1]}.{declaration.name}"
-        else:
-            name = declaration.name
-        found.setdefault(name, []).append(declaration)
-        stack.append((declaration, name))
-    return found
-
-
 def one(syntax: FileSyntax, name: str) -> Declaration:
-    matches = qualified(syntax).get(name, [])
+    matches = qualified_all(syntax).get(name, [])
     assert len(matches) == 1, f"{name}: {matches}"
     return matches[0]
 
@@ -77,7 +52,7 @@ def used_names(syntax: FileSyntax) -> set[str]:
 
 def test_classes_interfaces_enums_namespaces_and_aliases_are_declared_with_their_kinds() -> None:
     syntax = parse_fixture("classes", "src/shapes.ts")
-    kinds = {name: [d.kind for d in found] for name, found in qualified(syntax).items()}
+    kinds = {name: [d.kind for d in found] for name, found in qualified_all(syntax).items()}
     assert kinds["Shape"] == [SymbolKind.INTERFACE]
     assert kinds["Point"] == [SymbolKind.TYPE_ALIAS]
     assert kinds["Color"] == [SymbolKind.ENUM]
@@ -91,7 +66,7 @@ def test_classes_interfaces_enums_namespaces_and_aliases_are_declared_with_their
 
 def test_members_nest_under_their_container_by_byte_range() -> None:
     syntax = parse_fixture("classes", "src/shapes.ts")
-    names = qualified(syntax)
+    names = qualified_all(syntax)
     assert names["Shape.area"][0].kind is SymbolKind.METHOD
     assert names["Shape.name"][0].kind is SymbolKind.PROPERTY
     assert names["Point.x"][0].kind is SymbolKind.PROPERTY
@@ -112,7 +87,7 @@ def test_constructor_parameter_properties_are_properties_owned_by_the_class() ->
     assert name.owner == "Base"
     assert name.exported
     assert not one(syntax, "Base.color").exported
-    assert "Base.constructor.name" not in qualified(syntax)
+    assert "Base.constructor.name" not in qualified_all(syntax)
 
 
 def test_overload_signatures_fold_into_one_declaration_spanning_all_of_them() -> None:
@@ -131,7 +106,7 @@ def test_signature_only_overloads_keep_the_first_and_cover_the_rest() -> None:
 
 def test_exported_follows_the_export_keyword_and_member_privacy() -> None:
     syntax = parse_fixture("classes", "src/shapes.ts")
-    exported = {name for name, found in qualified(syntax).items() if found[0].exported}
+    exported = {name for name, found in qualified_all(syntax).items() if found[0].exported}
     assert {"Shape", "Shape.area", "Point", "Color.Green", "Base", "Base.describe", "Circle", "scale"} <= exported
     assert {"Geometry", "Geometry.distance", "Geometry.ORIGIN", "Circle.area", "Base.count"} <= exported
     assert "square" not in exported
@@ -175,7 +150,7 @@ def test_module_level_arrow_functions_are_functions_and_other_consts_are_constan
         "export const f = async (x: number) => x;\nconst g = function () {};\nconst n = 1;\n"
         "let counter = 0;\nvar legacy;\nexport const Klass = class { run() {} };\n",
     )
-    kinds = {name: found[0].kind for name, found in qualified(syntax).items()}
+    kinds = {name: found[0].kind for name, found in qualified_all(syntax).items()}
     assert kinds == {
         "f": SymbolKind.FUNCTION,
         "g": SymbolKind.FUNCTION,
@@ -193,7 +168,7 @@ def test_functions_nested_in_functions_are_declarations_but_local_variables_are_
         "m.ts",
         "function outer() {\n  const local = 1;\n  function inner() { return local; }\n  return inner();\n}\n",
     )
-    assert set(qualified(syntax)) == {"outer", "outer.inner"}
+    assert set(qualified_all(syntax)) == {"outer", "outer.inner"}
     assert not one(syntax, "outer.inner").exported
     assert [b.name for b in syntax.bindings] == ["local"]
 
@@ -310,7 +285,7 @@ def test_require_binds_the_module_or_destructured_members() -> None:
         ("events", None, "events"),
         ("#internal/math", "clamp", "clamp"),
     ]
-    assert "util" not in qualified(syntax)  # an import binding, not a constant
+    assert "util" not in qualified_all(syntax)  # an import binding, not a constant
 
 
 def test_a_member_of_a_required_module_is_an_import_of_that_member() -> None:
@@ -560,7 +535,7 @@ def test_parse_never_raises_on_truncated_fixture_sources() -> None:
 
 
 def test_relative_specifiers_try_extensions_index_files_and_ts_sources_for_js() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     main = "packages/app/src/main.ts"
     assert TS.resolve_module("./lib/format", main, layout) == ModuleTarget(files=("packages/app/src/lib/format.ts",))
     assert TS.resolve_module("./lib/panel.js", "packages/app/src/View.tsx", layout) == ModuleTarget(
@@ -573,14 +548,14 @@ def test_relative_specifiers_try_extensions_index_files_and_ts_sources_for_js() 
 
 
 def test_an_unresolvable_relative_specifier_is_module_not_resolved() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     main = "packages/app/src/main.ts"
     assert TS.resolve_module("./nowhere", main, layout) == ModuleTarget(reason="MODULE_NOT_RESOLVED")
     assert TS.resolve_module("../../../../outside", main, layout) == ModuleTarget(reason="MODULE_NOT_RESOLVED")
 
 
 def test_workspace_package_names_resolve_to_the_package_source() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     main = "packages/app/src/main.ts"
     # exports["."] names dist/index.d.ts, which is not checked in: its source is src/index.ts
     assert TS.resolve_module("@acme/core", main, layout).files == ("packages/core/src/index.ts",)
@@ -589,7 +564,7 @@ def test_workspace_package_names_resolve_to_the_package_source() -> None:
 
 
 def test_tsconfig_paths_map_aliases_and_an_alias_without_files_is_not_resolved() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     main = "packages/app/src/main.ts"
     assert TS.resolve_module("@app/config", main, layout).files == ("packages/app/src/config.ts",)
     assert TS.resolve_module("@missing/thing", main, layout).reason == "MODULE_NOT_RESOLVED"
@@ -598,17 +573,19 @@ def test_tsconfig_paths_map_aliases_and_an_alias_without_files_is_not_resolved()
 
 
 def test_bare_and_node_specifiers_are_external_packages() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     main = "packages/app/src/main.ts"
     assert TS.resolve_module("lodash/debounce", main, layout) == ModuleTarget(external="lodash")
     assert TS.resolve_module("node:fs", main, layout) == ModuleTarget(external="node:fs")
     assert TS.resolve_module("node:fs/promises", main, layout) == ModuleTarget(external="node:fs")
     assert TS.resolve_module("@types/react/jsx-runtime", main, layout) == ModuleTarget(external="@types/react")
-    assert JS.resolve_module("events", "lib/index.js", fixture_layout("commonjs")) == ModuleTarget(external="events")
+    assert JS.resolve_module("events", "lib/index.js", fixture_layout(FIXTURES / "commonjs")) == ModuleTarget(
+        external="events"
+    )
 
 
 def test_package_imports_resolve_hash_specifiers() -> None:
-    layout = fixture_layout("commonjs")
+    layout = fixture_layout(FIXTURES / "commonjs")
     assert JS.resolve_module("#internal/math", "lib/index.js", layout).files == ("lib/internal/math.js",)
     assert JS.resolve_module("#internal/none", "lib/index.js", layout).reason == "MODULE_NOT_RESOLVED"
     assert JS.resolve_module("./store", "lib/index.js", layout).files == ("lib/store.js",)
@@ -660,7 +637,7 @@ def test_two_workspace_packages_with_one_name_are_ambiguous_unless_one_contains_
 
 
 def test_files_belong_to_the_nearest_named_package_json() -> None:
-    layout = fixture_layout("monorepo")
+    layout = fixture_layout(FIXTURES / "monorepo")
     files = ["packages/core/src/math.ts", "packages/app/src/View.tsx", "types/globals.d.ts"]
     packages = TS.packages(layout, files)
     core = packages["packages/core/src/math.ts"]

@@ -357,6 +357,8 @@ class Assignments:
         scopes, source = self.scopes, self.source
         for target in unpacked_targets(left) if unpacking else [left]:
             name = text(target, source)
+            if not name:
+                continue  # error recovery can leave an empty target (`,:A`): it binds nothing
             scope = innermost(scopes, self.starts, target.start_byte)
             if scope >= 0 and not scopes[scope].is_class:
                 if name not in scopes[scope].globals:
