@@ -60,6 +60,11 @@ class ModuleRef:
     language: Language
 
 
+def one_module(files: tuple[str, ...]) -> bool:
+    """Files of one stem (`m.py` and its `m.pyi` stub) are one module; a Go package's files are not."""
+    return bool(files) and len({module_qualified_name(p) for p in files}) == 1
+
+
 class Status(Enum):
     DECL = auto()
     MODULE = auto()
@@ -373,12 +378,12 @@ class Resolver:
         # A module seen through several files of one stem (`m.py` + its `m.pyi` stub) is one module:
         # the first file that declares the name answers. Files of different stems (a Go package)
         # are different declarations, and a name in two of them is ambiguous.
-        one_module = len({module_qualified_name(p) for p in module.files}) == 1
+        single = one_module(module.files)
         for path in module.files:
             other = self.files.get(path)
             if other is not None:
                 found.extend(DeclRef(path, i) for i in other.last_binding(other.top.get(name, [])))
-                if found and one_module:
+                if found and single:
                     break
         if found:
             return self.choose_refs(found, name, (), depth)
@@ -416,7 +421,7 @@ class Resolver:
                     return Outcome(
                         Status.MODULE, module=ModuleRef(target.files, spec, module.from_file, module.language)
                     )
-        via = DeclRef(module.files[0], MODULE) if len(module.files) == 1 else None
+        via = DeclRef(module.files[0], MODULE) if one_module(module.files) else None
         return Outcome(Status.UNRESOLVED, reason="EXPORT_NOT_FOUND", package=module.spec, symbol=name, via=via)
 
     def decl_member(self, target: DeclRef, name: str, depth: int) -> Outcome:
@@ -586,7 +591,7 @@ class _Sink:
     ) -> None:
         if o.status is Status.DECL and o.decl is not None:
             self.edge(source, o.decl, decl_kind, f, line)
-        elif o.status is Status.MODULE and o.module is not None and len(o.module.files) == 1:
+        elif o.status is Status.MODULE and o.module is not None and one_module(o.module.files):
             self.edge(source, DeclRef(o.module.files[0], MODULE), module_kind, f, line)
         elif o.status is Status.EXTERNAL:
             self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line))
