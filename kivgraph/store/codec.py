@@ -70,8 +70,12 @@ def unpack_ints(data: bytes) -> IntColumn:
     return np.frombuffer(data, dtype="<i4")
 
 
+_BASE32_AS_DIGITS = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghijklmnopqrstuv")
+
+
 def _key_bytes(key: str) -> bytes:
-    return base64.b32decode(key + "=" * (-len(key) % 8))
+    """52 base32 characters carry 256 bits and 4 zero bits of padding; int() decodes them in C."""
+    return (int(key.translate(_BASE32_AS_DIGITS), 32) >> 4).to_bytes(KEY_BYTES, "big")
 
 
 def _key_text(raw: bytes) -> str:
@@ -129,10 +133,7 @@ def _columns(g: Generation) -> dict[str, Any]:
     def fidx(path: str) -> int:
         return file_index[path] if path else NONE
 
-    edges = sorted(
-        (sym(e.source), sym(e.target), ekind[e.kind], conf[e.confidence], prov[e.provenance], fidx(e.file), e.line)
-        for e in g.edges
-    )
+    edge_columns = _edge_columns(g.edges, symbol_index, file_index, ekind, conf, prov)
     externals = sorted(
         g.external_references, key=lambda x: (x.file, x.line, x.package, x.symbol, x.source, x.manager, x.version)
     )
@@ -187,10 +188,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "package": pack_ints(package_index[x.package] if x.package else NONE for x in symbols),
             "doc": pack_ints(s(x.doc) for x in symbols),
         },
-        "edges": {
-            name: pack_ints(row[i] for row in edges)
-            for i, name in enumerate(("source", "target", "kind", "confidence", "provenance", "file", "line"))
-        },
+        "edges": edge_columns,
         "external_references": {
             "source": pack_ints(sym(x.source) for x in externals),
             "language": pack_ints(lang[x.language] for x in externals),
@@ -222,6 +220,36 @@ def _columns(g: Generation) -> dict[str, Any]:
         # Last, so every column above has already added its strings.
         "strings": s.table,
     }
+
+
+EDGE_COLUMNS = ("source", "target", "kind", "confidence", "provenance", "file", "line")
+
+
+def _edge_columns(
+    edges: tuple[Edge, ...],
+    symbol_index: dict[str, int],
+    file_index: dict[str, int],
+    ekind: dict[str, int],
+    conf: dict[str, int],
+    prov: dict[str, int],
+) -> dict[str, bytes]:
+    """The edge table, sorted by (source, target, kind, …) with numpy: a million edges in well under
+    a second, where sorting a million Python tuples took three."""
+    files = {**file_index, "": NONE}
+    table = np.array(
+        [
+            [symbol_index[e.source] for e in edges],
+            [symbol_index[e.target] for e in edges],
+            [ekind[e.kind] for e in edges],
+            [conf[e.confidence] for e in edges],
+            [prov[e.provenance] for e in edges],
+            [files[e.file] for e in edges],
+            [e.line for e in edges],
+        ],
+        dtype="<i4",
+    ).reshape(len(EDGE_COLUMNS), len(edges))
+    order = np.lexsort(table[::-1])  # lexsort's last key is the primary one
+    return {name: table[i][order].tobytes() for i, name in enumerate(EDGE_COLUMNS)}
 
 
 @dataclass(frozen=True, slots=True)
