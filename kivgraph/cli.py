@@ -82,11 +82,19 @@ class ProgressLine:
 
 
 class CommandError(click.ClickException):
-    """A KivgraphError on its way to the terminal: click prints `Error: …` and exits with `exit_code`."""
+    """A KivgraphError on its way to the terminal: click prints `Error: …` and exits with 1."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    exit_code = 1
+
+
+class Interrupted(CommandError):
+    exit_code = 130
+
+
+class InternalError(CommandError):
+    """A bug, reported as one line instead of a traceback (KIVGRAPH_DEBUG=1 prints it)."""
+
+    exit_code = 70
 
 
 class KivgraphGroup(click.Group):
@@ -100,12 +108,12 @@ class KivgraphGroup(click.Group):
         except KivgraphError as err:
             raise CommandError(str(err)) from err
         except KeyboardInterrupt as err:
-            raise CommandError("interrupted; nothing was stored.", 130) from err
+            raise Interrupted("interrupted; nothing was stored.") from err
         except Exception as err:  # the one place that turns a bug into a message instead of a traceback
             if os.environ.get("KIVGRAPH_DEBUG"):
                 traceback.print_exc()
-            raise CommandError(
-                f"internal error ({type(err).__name__}: {err}); rerun with KIVGRAPH_DEBUG=1 and report it.", 70
+            raise InternalError(
+                f"internal error ({type(err).__name__}: {err}); rerun with KIVGRAPH_DEBUG=1 and report it."
             ) from err
 
 
@@ -204,7 +212,8 @@ def show(revision: str | None, generation_file: str | None, repo_path: str, ref:
             blob = read_note(repo, commit, ref)
         except GenerationNotFoundError:
             noted = {n.commit for n in NotesStore(repo, ref).entries()}
-            nearest = nearest_noted_ancestor(repo, repo[commit], noted) if noted else None
+            head = resolve_commit(repo, commit)
+            nearest = nearest_noted_ancestor(repo, head, noted) if noted else None
             hint = "run `kivgraph index` to create one."
             if nearest is not None:
                 hint = (

@@ -101,7 +101,7 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
         remote_url = ""
     name = repository_name(repo)
     if worktree:
-        if repo.workdir is None:
+        if not repo.workdir:
             raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
         commit = "" if repo.head_is_unborn else str(repo.head.target)
         snap = Snapshot(name, remote_url, commit, "", True)
@@ -117,26 +117,37 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
 
 def _tree_files(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[TreeFile]:
     for entry in tree:
-        path = prefix + entry.name
-        if entry.type_str == "tree":
-            if entry.name not in SKIPPED_DIRECTORIES:
-                yield from _tree_files(repo, repo[entry.id], path + "/")
-        elif entry.type_str == "blob":
-            blob = repo[entry.id]
-            oid = entry.id
+        name = entry.name or ""
+        path = prefix + name
+        obj = repo[entry.id]
+        if isinstance(obj, pygit2.Tree):
+            if name not in SKIPPED_DIRECTORIES:
+                yield from _tree_files(repo, obj, path + "/")
+        elif isinstance(obj, pygit2.Blob):
             yield TreeFile(
                 path,
-                blob.size,
-                str(oid),
+                obj.size,
+                str(entry.id),
                 entry.filemode == pygit2.enums.FileMode.LINK,
-                lambda oid=oid: repo[oid].data,
+                _blob_reader(repo, entry.id),
             )
+
+
+def _blob_reader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes]:
+    """Read a blob only when it is parsed, so a large tree is never held in memory at once."""
+
+    def read() -> bytes:
+        blob = repo[oid]
+        return blob.data if isinstance(blob, pygit2.Blob) else b""
+
+    return read
 
 
 def _worktree_files(repo: pygit2.Repository) -> Iterator[TreeFile]:
     root = os.path.realpath(repo.workdir)
-    tracked = {entry.path for entry in repo.index}
-    status = repo.status(untracked_files="all")
+    index = repo.index
+    tracked: set[str] = {os.fspath(index[i].path) for i in range(len(index))}
+    status: dict[str, int] = repo.status(untracked_files="all")
     untracked = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_NEW}
     deleted = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_DELETED}
     for path in sorted((tracked | untracked) - deleted):

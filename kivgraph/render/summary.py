@@ -25,7 +25,8 @@ def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
     h = columns.header
     files = columns.tables["files"]
     statuses = _counted(columns, "files", "status", "file_status")
-    unresolved_reasons = Counter(columns.strings[r] for r in columns.tables["unresolved"]["reason"].tolist())
+    reason_codes: list[int] = columns.tables["unresolved"]["reason"].tolist()
+    unresolved_reasons = Counter(columns.strings[r] for r in reason_codes)
     languages = columns.vocabularies["language"]
     file_counts = np.bincount(files["language"], minlength=len(languages)).tolist()
     symbol_counts = np.bincount(columns.tables["symbols"]["language"], minlength=len(languages)).tolist()

@@ -118,7 +118,7 @@ def merge_notes(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -
             counts["added"] += 1
         elif current != note.blob:
             where = note_location(note.commit, other_ref)
-            if newer(repo[note.blob].data, repo[current].data, where):
+            if newer(theirs.blob(note.blob), ours.blob(current), where):
                 merged[note.commit] = note.blob
                 counts["replaced"] += 1
             else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import cbor2
 import numpy as np
@@ -277,22 +277,28 @@ def read_envelope(blob: bytes, where: str = "generation") -> tuple[tuple[int, in
     except zstandard.ZstdError as err:
         raise CorruptGenerationError(where, f"the zstd frame is damaged or truncated ({err})") from err
     try:
-        envelope = cbor2.loads(raw)
+        loaded: object = cbor2.loads(raw)
     except (cbor2.CBORDecodeError, ValueError, TypeError, EOFError) as err:
         raise CorruptGenerationError(where, f"the envelope is not valid CBOR ({err})") from err
-    if not isinstance(envelope, dict) or envelope.get("format") != FORMAT_NAME:
+    if not isinstance(loaded, dict):
+        raise CorruptGenerationError(where, "it is not a kivgraph generation (no format marker)")
+    envelope = cast("dict[object, object]", loaded)
+    if envelope.get("format") != FORMAT_NAME:
         raise CorruptGenerationError(where, "it is not a kivgraph generation (no format marker)")
     version = envelope.get("format_version")
-    if not (isinstance(version, list) and len(version) == 2 and all(isinstance(v, int) for v in version)):
+    if not (isinstance(version, list) and len(cast("list[object]", version)) == 2):
         raise CorruptGenerationError(where, "its format_version is missing or malformed")
-    if version[0] != FORMAT_MAJOR:
-        raise UnsupportedFormatError(where, version[0], version[1], FORMAT_MAJOR)
+    major, minor = cast("list[object]", version)
+    if not (isinstance(major, int) and isinstance(minor, int)):
+        raise CorruptGenerationError(where, "its format_version is missing or malformed")
+    if major != FORMAT_MAJOR:
+        raise UnsupportedFormatError(where, major, minor, FORMAT_MAJOR)
     payload, digest = envelope.get("payload"), envelope.get("digest")
     if not isinstance(payload, bytes) or not isinstance(digest, bytes):
         raise CorruptGenerationError(where, "its payload or digest is missing")
     if hashlib.blake2b(payload, digest_size=32).digest() != digest:
         raise CorruptGenerationError(where, "its payload does not match its digest")
-    return (version[0], version[1]), payload
+    return (major, minor), payload
 
 
 def decode_columns(blob: bytes, where: str = "generation") -> Columns:
@@ -362,6 +368,11 @@ def decode(blob: bytes, where: str = "generation") -> Generation:
         raise CorruptGenerationError(where, f"a column holds a value outside its vocabulary ({err})") from err
 
 
+def _int_list(column: IntColumn) -> list[int]:
+    values: list[int] = column.tolist()
+    return values
+
+
 def _rows(c: Columns) -> Generation:
     st = c.strings
     voc = c.vocabularies
@@ -371,7 +382,9 @@ def _rows(c: Columns) -> Generation:
     confs = [Confidence(x) for x in voc["confidence"]]
     provs = [Provenance(x) for x in voc["provenance"]]
     fstats = [FileStatus(x) for x in voc["file_status"]]
-    t = {table: {name: col.tolist() for name, col in cols.items()} for table, cols in c.tables.items()}
+    t: dict[str, dict[str, list[int]]] = {
+        table: {name: _int_list(col) for name, col in cols.items()} for table, cols in c.tables.items()
+    }
     f = t["files"]
     files = tuple(
         FileRecord(st[p], langs[lg], st[d], sz, fstats[stt])
@@ -380,11 +393,12 @@ def _rows(c: Columns) -> Generation:
     paths = [x.path for x in files]
     p = t["packages"]
     packages = tuple(
-        Package(st[i], langs[lg], st[n], st[r], st[m], st[v])
-        for i, lg, n, r, m, v in zip(
-            p["id"], p["language"], p["name"], p["root"], p["manifest"], p["version"], strict=True
+        Package(
+            st[p["id"][i]], langs[p["language"][i]], st[p["name"][i]], st[p["root"][i]], st[p["manifest"][i]],
+            st[p["version"][i]],
         )
-    )
+        for i in range(len(p["id"]))
+    )  # fmt: skip
     keys = [c.key(i) for i in range(c.count("symbols"))]
 
     def key(i: int) -> str | None:
@@ -415,12 +429,12 @@ def _rows(c: Columns) -> Generation:
         for i in range(len(keys))
     )
     e = t["edges"]
+    source, target, kind, confidence, provenance, file, line = (e[name] for name in EDGE_COLUMNS)
     edges = tuple(
-        Edge(keys[src], keys[dst], ekinds[k], confs[cf], provs[pv], path(fi), ln)
-        for src, dst, k, cf, pv, fi, ln in zip(
-            e["source"], e["target"], e["kind"], e["confidence"], e["provenance"], e["file"], e["line"], strict=True
-        )
-    )
+        Edge(keys[source[i]], keys[target[i]], ekinds[kind[i]], confs[confidence[i]], provs[provenance[i]],
+             path(file[i]), line[i])
+        for i in range(len(source))
+    )  # fmt: skip
     x = t["external_references"]
     externals = tuple(
         ExternalReference(

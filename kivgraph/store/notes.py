@@ -84,11 +84,19 @@ class NotesStore:
 
     def _walk(self, tree: pygit2.Tree, prefix: str) -> Iterator[StoredNote]:
         for entry in tree:
-            name = prefix + entry.name
-            if entry.type_str == "tree":
-                yield from self._walk(self.repo[entry.id], name)
-            elif entry.type_str == "blob" and len(name) == 40:
+            name = prefix + (entry.name or "")
+            obj = self.repo[entry.id]
+            if isinstance(obj, pygit2.Tree):
+                yield from self._walk(obj, name)
+            elif isinstance(obj, pygit2.Blob) and len(name) == 40:
                 yield StoredNote(name, str(entry.id))
+
+    def blob(self, oid: str) -> bytes:
+        """The bytes of a stored note by its blob id (as `entries` names it)."""
+        obj = self.repo[oid]
+        if not isinstance(obj, pygit2.Blob):
+            raise NotesError(f"{self.ref} names {oid} as a note, but it is not a blob.")
+        return obj.data
 
     def read(self, commit: str) -> bytes | None:
         """The note's exact bytes, or None when this commit has no note."""
