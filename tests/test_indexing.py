@@ -172,3 +172,24 @@ def test_parsing_in_worker_processes_yields_the_same_generation(make_repo, monke
     assert parallel.edges == sequential.edges
     assert parallel.unresolved == sequential.unresolved
     assert len(parallel.edges) >= 12
+
+
+def test_malformed_manifests_never_stop_an_index(make_repo):
+    repo = make_repo(
+        {
+            "py/pyproject.toml": "tool = 1\n[project\nversion = 3\n",
+            "py/pkg/__init__.py": "def f():\n    pass\n",
+            "js/package.json": "{ not json",
+            "js/tsconfig.json": '{ // comment\n  "compilerOptions": { "paths": 7 } ',
+            "js/src/a.ts": "import { b } from 'b';\nexport function a() { return b(); }\n",
+            "rs/Cargo.toml": "[package\nname = ",
+            "rs/src/lib.rs": "pub fn r() {}\n",
+            "go/go.mod": "module\n",
+            "go/x.go": "package x\n\nfunc G() {}\n",
+            "dart/pubspec.yaml": ": : :\n",
+            "dart/lib/d.dart": "void d() {}\n",
+        }
+    )
+    generation = index_repository(str(repo.path))
+    names = {s.qualified_name for s in generation.symbols}
+    assert {"f", "a", "r", "G", "d"} <= names

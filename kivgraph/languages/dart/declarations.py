@@ -313,6 +313,7 @@ class DeclarationWalk:
 
     def member_name(self, signature: ts.Node) -> tuple[ts.Node | None, str]:
         kind = signature.type
+        names: list[ts.Node]
         if kind in ("function_signature", "getter_signature", "setter_signature"):
             name_node = signature.child_by_field_name("name")
             return name_node, node_text(name_node, self.source) if name_node is not None else ""

@@ -34,7 +34,7 @@ def parse_dart(path: str, source: bytes) -> FileSyntax:
     walk = DeclarationWalk(source)
     walk.walk_program(root)
     declarations = walk.declarations
-    declarations.extend(_local_functions(captures.get("local_function", ()), source))
+    declarations.extend(_local_functions(captures.get("local_function", []), source))
     declarations.sort(key=lambda d: (d.start_byte, -d.end_byte))
     claimed = set(walk.names)
     found_bindings = bindings(captures, source, claimed)

@@ -62,7 +62,7 @@ def pubspec_of(layout: RepoLayout, path: str) -> Pubspec | None:
 
 
 def pubspecs_by_name(layout: RepoLayout) -> dict[str, Pubspec]:
-    found = _by_name.get(layout)
+    found: dict[str, Pubspec] | None = _by_name.get(layout)
     if found is None:
         found = {}
         for path in sorted(layout.paths):

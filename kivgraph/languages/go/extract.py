@@ -175,7 +175,7 @@ def name_spans(names: list[ts.Node], extent: ts.Node) -> list[tuple[int, int, tu
     (`a, b int`), each gets its own range so that neither nests in the other."""
     if len(names) == 1:
         return [(extent.start_byte, extent.end_byte, extent.start_point, extent.end_point)]
-    spans = []
+    spans: list[tuple[int, int, tuple[int, int], tuple[int, int]]] = []
     for index, name in enumerate(names):
         last = index == len(names) - 1
         end, end_point = (extent.end_byte, extent.end_point) if last else (name.end_byte, name.end_point)
@@ -310,7 +310,7 @@ def go_syntax(path: str, source: bytes) -> FileSyntax:
     return FileSyntax(
         path=path,
         declarations=tuple(declarations),
-        imports=tuple(go_imports(get("import", ()), source)),
+        imports=tuple(go_imports(get("import", []), source)),
         references=tuple(references),
         bindings=tuple(bindings),
         problems=tuple(SyntaxProblem(line, detail) for line, detail in syntax_errors(root)),
@@ -397,13 +397,12 @@ def type_signature(extent: ts.Node, spec: ts.Node, type_node: ts.Node | None, so
 
 
 def is_parenthesized(group: ts.Node) -> bool:
-    second = group.child(1)
-    return second is not None and second.type in ("(", "var_spec_list")
+    return group.child_count > 1 and group.child(1).type in ("(", "var_spec_list")
 
 
 def group_specs(group: ts.Node) -> list[ts.Node]:
     """The specs of a `const` or `var` declaration, grouped or not."""
-    specs = []
+    specs: list[ts.Node] = []
     for child in group.named_children:
         if child.type == "var_spec_list":
             specs.extend(spec for spec in child.named_children if spec.type == "var_spec")
@@ -435,7 +434,7 @@ def spec_declarations(
     type_name = plain_type(spec.child_by_field_name("type"), source)
     values = spec.child_by_field_name("value")
     value_nodes = values.named_children if values is not None and not type_name else []
-    found = []
+    found: list[Declaration] = []
     for index, (name_node, span) in enumerate(zip(names, name_spans(names, extent), strict=True)):
         if text(name_node, source) == "_":
             continue

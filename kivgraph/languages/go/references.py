@@ -32,7 +32,7 @@ CHECKED = frozenset({"qualified", "type", "read_once"})
 
 def right_operands(nodes: list[ts.Node]) -> list[ts.Node]:
     """The right operands of binary expressions that are names (see the query for why)."""
-    operands = []
+    operands: list[ts.Node] = []
     for node in nodes:
         right = node.child_by_field_name("right")
         if right is not None and right.type in ("identifier", "selector_expression"):

@@ -43,9 +43,9 @@ class Scope:
     name: str = ""
     exported: bool = True
     """False for a private class (or one inside one): its members are not public either."""
-    defined: set[str] = field(default_factory=set)
+    defined: set[str] = field(default_factory=set[str])
     """Names of the defs and classes directly inside; a same-named assignment does not declare."""
-    globals: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set[str])
 
 
 Captures = dict[str, list[ts.Node]]
@@ -195,7 +195,11 @@ def python_syntax(path: str, source: bytes) -> FileSyntax:
     get = captures.get
     dunder_all = literal_names(get("all", []), source)
 
-    decorated = {outer.child_by_field_name("definition").id: outer for outer in get("decorated", ())}
+    decorated: dict[int, ts.Node] = {}
+    for outer in get("decorated", ()):
+        inner = outer.child_by_field_name("definition")
+        if inner is not None:  # the grammar requires it; a tree without one has nothing to decorate
+            decorated[inner.id] = outer
     definitions: list[tuple[ts.Node, ts.Node, bool]] = []
     for capture, is_class in (("function", False), ("class", True)):
         for definition in get(capture, ()):
@@ -262,7 +266,7 @@ def python_syntax(path: str, source: bytes) -> FileSyntax:
     return FileSyntax(
         path=path,
         declarations=tuple(declarations),
-        imports=tuple(python_imports(get("import", ()), source, dunder_all)),
+        imports=tuple(python_imports(get("import", []), source, dunder_all)),
         references=tuple(references),
         bindings=tuple(bindings),
         problems=tuple(SyntaxProblem(line, detail) for line, detail in syntax_errors(root)),
@@ -391,7 +395,7 @@ class Assignments:
         left = assignment.child_by_field_name("left")
         receiver = left.child_by_field_name("object") if left is not None else None
         target = left.child_by_field_name("attribute") if left is not None else None
-        if receiver is None or target is None or text(receiver, source) != "self":
+        if left is None or receiver is None or target is None or text(receiver, source) != "self":
             return
         name = text(target, source)
         if name in scopes[owner].defined or (owner, name) in self.declared:

@@ -8,6 +8,7 @@ import configparser
 import tomllib
 import weakref
 from dataclasses import dataclass
+from typing import cast
 
 from kivgraph.languages import ModuleTarget, RepoLayout
 from kivgraph.model import Language, Package
@@ -179,15 +180,23 @@ def manifest_version(layout: RepoLayout, manifest: str) -> str:
     return known[manifest]
 
 
+def toml_table(value: object) -> dict[str, object] | None:
+    """`value` when it is a TOML table (keys are always strings in TOML)."""
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
+
+
 def read_version(manifest: str, content: str) -> str:
     if manifest.endswith(".toml"):
         try:
             data = tomllib.loads(content)
         except tomllib.TOMLDecodeError:
             return ""
-        for table in (data.get("project"), data.get("tool", {}).get("poetry")):
-            if isinstance(table, dict) and isinstance(table.get("version"), str):
-                return str(table["version"])
+        tool = toml_table(data.get("tool")) or {}
+        for candidate in (data.get("project"), tool.get("poetry")):
+            table = toml_table(candidate)
+            version = table.get("version") if table is not None else None
+            if isinstance(version, str):
+                return version
         return ""
     config = configparser.ConfigParser(interpolation=None)
     try:

@@ -28,7 +28,7 @@ RETYPED = frozenset({Role.CALLBACK, Role.READ, Role.ASSIGN})
 
 def right_operands(nodes: list[ts.Node]) -> list[ts.Node]:
     """The right operands of binary expressions that are names (see the query for why)."""
-    operands = []
+    operands: list[ts.Node] = []
     for node in nodes:
         right = node.child_by_field_name("right")
         if right is not None and right.type in ("identifier", "attribute"):

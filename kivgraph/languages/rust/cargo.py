@@ -7,6 +7,7 @@ adapter instance can serve many trees. Module paths follow rustc's rules for `mo
 import re
 import tomllib
 from dataclasses import dataclass, field
+from typing import cast
 from weakref import WeakKeyDictionary
 
 from kivgraph.languages import ModuleTarget, RepoLayout
@@ -33,10 +34,10 @@ class Crate:
 
 @dataclass(slots=True)
 class LayoutFacts:
-    manifests: dict[str, dict[str, object] | None] = field(default_factory=dict)
-    crates: dict[str, Crate | None] = field(default_factory=dict)
+    manifests: dict[str, dict[str, object] | None] = field(default_factory=dict[str, dict[str, object] | None])
+    crates: dict[str, Crate | None] = field(default_factory=dict[str, Crate | None])
     by_ident: dict[str, Crate] | None = None
-    mentions: dict[tuple[str, str], bool] = field(default_factory=dict)
+    mentions: dict[tuple[str, str], bool] = field(default_factory=dict[tuple[str, str], bool])
 
 
 _facts: "WeakKeyDictionary[RepoLayout, LayoutFacts]" = WeakKeyDictionary()
@@ -58,6 +59,11 @@ def directory_of(path: str) -> str:
     return path.rpartition("/")[0]
 
 
+def _table(value: object) -> dict[str, object] | None:
+    """A TOML table (always string-keyed) as a typed dict; None for any other value."""
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
+
+
 def read_manifest(layout: RepoLayout, path: str) -> dict[str, object] | None:
     cache = facts(layout).manifests
     if path not in cache:
@@ -75,22 +81,25 @@ def crate_at(layout: RepoLayout, manifest: str) -> Crate | None:
     if manifest in cache:
         return cache[manifest]
     data = read_manifest(layout, manifest)
-    package = data.get("package") if data else None
+    package = _table(data.get("package")) if data else None
+    name = package.get("name") if package is not None else None
     crate: Crate | None = None
-    if isinstance(package, dict) and isinstance(package.get("name"), str):
+    if package is not None and isinstance(name, str):
         directory = directory_of(manifest)
-        lib_section = data.get("lib") if data else None
-        lib_path = lib_section.get("path") if isinstance(lib_section, dict) else None
+        lib_section = _table(data.get("lib")) if data else None
+        lib_path = lib_section.get("path") if lib_section is not None else None
         lib = join(directory, lib_path if isinstance(lib_path, str) else "src/lib.rs")
         main = join(directory, "src/main.rs")
         bins: list[str] = []
         bin_sections = data.get("bin") if data else None
         if isinstance(bin_sections, list):
-            for section in bin_sections:
-                if isinstance(section, dict) and isinstance(section.get("path"), str):
-                    bins.append(join(directory, section["path"]))
+            for section in cast(list[object], bin_sections):
+                table = _table(section)
+                bin_path = table.get("path") if table is not None else None
+                if isinstance(bin_path, str):
+                    bins.append(join(directory, bin_path))
         crate = Crate(
-            name=package["name"],
+            name=name,
             directory=directory,
             manifest=manifest,
             version=_version(layout, package, directory),
@@ -106,14 +115,16 @@ def _version(layout: RepoLayout, package: dict[str, object], directory: str) -> 
     version = package.get("version")
     if isinstance(version, str):
         return version
-    if isinstance(version, dict) and version.get("workspace") and directory:
+    version_table = _table(version)
+    if version_table is not None and version_table.get("workspace") and directory:
         # `version.workspace = true`: the value lives in an enclosing workspace manifest.
         workspace_manifest = layout.nearest(directory, MANIFEST)
         data = read_manifest(layout, workspace_manifest) if workspace_manifest else None
-        workspace = data.get("workspace") if data else None
-        shared = workspace.get("package") if isinstance(workspace, dict) else None
-        if isinstance(shared, dict) and isinstance(shared.get("version"), str):
-            return shared["version"]
+        workspace = _table(data.get("workspace")) if data else None
+        shared = _table(workspace.get("package")) if workspace is not None else None
+        shared_version = shared.get("version") if shared is not None else None
+        if isinstance(shared_version, str):
+            return shared_version
     return ""
 
 
