@@ -1,0 +1,277 @@
+"""Reading a SCIP index: the protobuf payload and the symbol-string grammar, as plain values.
+
+Owns decoding only (no repository, no generation): bytes → `ScipIndex` of documents,
+occurrences and symbol information, and symbol strings → scheme, package and descriptors. A
+payload that is not a SCIP index is a `ScipIndexError` naming where it came from.
+"""
+
+from dataclasses import dataclass
+from enum import IntEnum, IntFlag
+
+from google.protobuf.message import DecodeError
+
+from kivgraph.errors import KivgraphError
+from kivgraph.scip import scip_subset_pb2 as pb
+
+
+class ScipIndexError(KivgraphError):
+    code = "INVALID_SCIP_INDEX"
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(f"{where} is not a usable SCIP index: {detail}.")
+
+
+class Role(IntFlag):
+    """SCIP `SymbolRole` bits of an occurrence."""
+
+    DEFINITION = 0x1
+    IMPORT = 0x2
+    WRITE = 0x4
+    READ = 0x8
+    GENERATED = 0x10
+    TEST = 0x20
+
+
+class Suffix(IntEnum):
+    """What a descriptor names, from its punctuation in the symbol string."""
+
+    NAMESPACE = 1
+    TYPE = 2
+    TERM = 3
+    METHOD = 4
+    TYPE_PARAMETER = 5
+    PARAMETER = 6
+    META = 7
+    MACRO = 9
+
+
+class TextEncoding(IntEnum):
+    UNSPECIFIED = 0
+    UTF8 = 1
+    UTF16 = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """0-based, end-exclusive character span as SCIP states it (in the index's text encoding)."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+
+
+def span(values: list[int] | tuple[int, ...]) -> Span | None:
+    if len(values) == 3:
+        return Span(values[0], values[1], values[0], values[2])
+    if len(values) == 4:
+        return Span(values[0], values[1], values[2], values[3])
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Descriptor:
+    name: str
+    suffix: Suffix
+    disambiguator: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ScipSymbol:
+    """A parsed global symbol string: `<scheme> <manager> <name> <version> <descriptors…>`."""
+
+    scheme: str
+    manager: str
+    package: str
+    version: str
+    descriptors: tuple[Descriptor, ...]
+
+    @property
+    def name(self) -> str:
+        return self.descriptors[-1].name if self.descriptors else ""
+
+
+def is_local(symbol: str) -> bool:
+    return symbol.startswith("local ")
+
+
+def parse_symbol(symbol: str) -> ScipSymbol | None:
+    """Parse a global symbol; None for a local one or a string that breaks the grammar."""
+    if not symbol or is_local(symbol):
+        return None
+    fields: list[str] = []
+    position = 0
+    for _ in range(4):
+        value, position = _space_field(symbol, position)
+        if value is None:
+            return None
+        fields.append("" if value == "." else value)
+    descriptors = _descriptors(symbol[position:])
+    if descriptors is None:
+        return None
+    return ScipSymbol(fields[0], fields[1], fields[2], fields[3], descriptors)
+
+
+def _space_field(text: str, start: int) -> tuple[str | None, int]:
+    """One space-terminated field; a doubled space is an escaped space."""
+    out: list[str] = []
+    i = start
+    while i < len(text):
+        if text[i] == " ":
+            if i + 1 < len(text) and text[i + 1] == " ":
+                out.append(" ")
+                i += 2
+                continue
+            return "".join(out), i + 1
+        out.append(text[i])
+        i += 1
+    return None, i
+
+
+def _identifier(text: str, start: int) -> tuple[str | None, int]:
+    if start < len(text) and text[start] == "`":
+        out: list[str] = []
+        i = start + 1
+        while i < len(text):
+            if text[i] == "`":
+                if i + 1 < len(text) and text[i + 1] == "`":
+                    out.append("`")
+                    i += 2
+                    continue
+                return "".join(out), i + 1
+            out.append(text[i])
+            i += 1
+        return None, i
+    i = start
+    while i < len(text) and (text[i].isalnum() or text[i] in "_+-$"):
+        i += 1
+    return (text[start:i], i) if i > start else (None, i)
+
+
+def _descriptors(text: str) -> tuple[Descriptor, ...] | None:
+    found: list[Descriptor] = []
+    i = 0
+    while i < len(text):
+        if text[i] in "[(":
+            closing = "]" if text[i] == "[" else ")"
+            name, j = _identifier(text, i + 1)
+            if name is None or j >= len(text) or text[j] != closing:
+                return None
+            found.append(Descriptor(name, Suffix.TYPE_PARAMETER if closing == "]" else Suffix.PARAMETER))
+            i = j + 1
+            continue
+        name, j = _identifier(text, i)
+        if name is None or j >= len(text):
+            return None
+        mark = text[j]
+        if mark == "(":
+            close = text.find(").", j)
+            if close < 0:
+                return None
+            found.append(Descriptor(name, Suffix.METHOD, text[j + 1 : close]))
+            i = close + 2
+            continue
+        suffix = {"/": Suffix.NAMESPACE, "#": Suffix.TYPE, ".": Suffix.TERM, ":": Suffix.META, "!": Suffix.MACRO}.get(
+            mark
+        )
+        if suffix is None:
+            return None
+        found.append(Descriptor(name, suffix))
+        i = j + 1
+    return tuple(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    symbol: str
+    is_reference: bool
+    is_implementation: bool
+    is_type_definition: bool
+    is_definition: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    symbol: str
+    kind: int
+    display_name: str
+    documentation: tuple[str, ...]
+    relationships: tuple[Relationship, ...]
+    enclosing_symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    span: Span
+    symbol: str
+    roles: Role
+    enclosing: Span | None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    path: str
+    language: str
+    occurrences: tuple[Occurrence, ...]
+    symbols: tuple[SymbolInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScipIndex:
+    tool: str
+    tool_version: str
+    project_root: str
+    encoding: TextEncoding
+    documents: tuple[Document, ...]
+    external_symbols: tuple[SymbolInfo, ...]
+
+
+def _symbol_info(message: pb.SymbolInformation) -> SymbolInfo:
+    return SymbolInfo(
+        message.symbol,
+        message.kind,
+        message.display_name,
+        tuple(message.documentation),
+        tuple(
+            Relationship(r.symbol, r.is_reference, r.is_implementation, r.is_type_definition, r.is_definition)
+            for r in message.relationships
+        ),
+        message.enclosing_symbol,
+    )
+
+
+def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
+    """Decode a SCIP payload; occurrences with a malformed range are dropped, never guessed at."""
+    message = pb.Index()
+    try:
+        message.ParseFromString(data)
+    except DecodeError as err:
+        raise ScipIndexError(where, f"the protobuf payload does not decode ({err})") from err
+    if not message.HasField("metadata") and len(message.documents) == 0:
+        raise ScipIndexError(where, "it has neither metadata nor documents")
+    documents: list[Document] = []
+    for doc in message.documents:
+        if not doc.relative_path or doc.relative_path.startswith("/") or ".." in doc.relative_path.split("/"):
+            raise ScipIndexError(where, f"document path {doc.relative_path!r} is not repository-relative")
+        occurrences: list[Occurrence] = []
+        for occ in doc.occurrences:
+            where_span = span(list(occ.range))
+            if where_span is None:
+                continue
+            occurrences.append(Occurrence(where_span, occ.symbol, Role(occ.symbol_roles & 0x3F),
+                                          span(list(occ.enclosing_range))))  # fmt: skip
+        documents.append(
+            Document(doc.relative_path, doc.language, tuple(occurrences), tuple(_symbol_info(s) for s in doc.symbols))
+        )
+    meta = message.metadata
+    encoding = meta.text_document_encoding if meta.text_document_encoding in (0, 1, 2) else 0
+    return ScipIndex(
+        meta.tool_info.name,
+        meta.tool_info.version,
+        meta.project_root,
+        TextEncoding(encoding),
+        tuple(documents),
+        tuple(_symbol_info(s) for s in message.external_symbols),
+    )

@@ -1,0 +1,89 @@
+"""Decoding SCIP payloads and symbol strings."""
+
+import pytest
+
+from kivgraph.scip import scip_subset_pb2 as pb
+from kivgraph.scip.index import (
+    Descriptor,
+    Role,
+    ScipIndexError,
+    Span,
+    Suffix,
+    TextEncoding,
+    is_local,
+    load_index,
+    parse_symbol,
+)
+
+
+def test_a_typescript_method_symbol_parses_into_package_and_descriptors():
+    symbol = parse_symbol("scip-typescript npm @acme/core 1.2.0 src/`shapes.ts`/Dog#sound().")
+    assert symbol is not None
+    assert (symbol.scheme, symbol.manager, symbol.package, symbol.version) == (
+        "scip-typescript", "npm", "@acme/core", "1.2.0",
+    )  # fmt: skip
+    assert symbol.descriptors == (
+        Descriptor("src", Suffix.NAMESPACE),
+        Descriptor("shapes.ts", Suffix.NAMESPACE),
+        Descriptor("Dog", Suffix.TYPE),
+        Descriptor("sound", Suffix.METHOD, ""),
+    )
+    assert symbol.name == "sound"
+
+
+def test_escaped_spaces_placeholders_parameters_and_disambiguators_parse():
+    symbol = parse_symbol("rust-analyzer cargo my  crate . impl#[Foo]bar(+1).(x)")
+    assert symbol is not None
+    assert symbol.package == "my crate" and symbol.version == ""
+    assert symbol.descriptors == (
+        Descriptor("impl", Suffix.TYPE),
+        Descriptor("Foo", Suffix.TYPE_PARAMETER),
+        Descriptor("bar", Suffix.METHOD, "+1"),
+        Descriptor("x", Suffix.PARAMETER),
+    )
+
+
+@pytest.mark.parametrize("text", ["", "local 12", "only three fields", "s m p v Name", "s m p v `open.", "s m p v a(b"])
+def test_local_and_malformed_symbols_do_not_parse(text: str):
+    assert parse_symbol(text) is None
+
+
+def test_local_symbols_are_recognised():
+    assert is_local("local 3") and not is_local("scip-go gomod m v f().")
+
+
+def test_an_index_payload_decodes_documents_occurrences_and_relationships():
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-typescript"
+    message.metadata.tool_info.version = "0.4.0"
+    message.metadata.project_root = "file:///repo"
+    message.metadata.text_document_encoding = 1
+    doc = message.documents.add()
+    doc.relative_path = "src/dog.ts"
+    doc.language = "typescript"
+    definition = doc.occurrences.add()
+    definition.range.extend([3, 9, 14])
+    definition.symbol = "scip-typescript npm app 1.0.0 src/`dog.ts`/Dog#"
+    definition.symbol_roles = 1
+    definition.enclosing_range.extend([3, 0, 7, 1])
+    broken = doc.occurrences.add()
+    broken.range.extend([1])
+    info = doc.symbols.add()
+    info.symbol = definition.symbol
+    relation = info.relationships.add()
+    relation.symbol = "scip-typescript npm app 1.0.0 src/`animal.ts`/Animal#"
+    relation.is_implementation = True
+    index = load_index(message.SerializeToString(), "dog.scip")
+    assert (index.tool, index.tool_version, index.encoding) == ("scip-typescript", "0.4.0", TextEncoding.UTF8)
+    [document] = index.documents
+    [occurrence] = document.occurrences  # the one with a malformed range is dropped
+    assert occurrence.span == Span(3, 9, 3, 14)
+    assert occurrence.enclosing == Span(3, 0, 7, 1)
+    assert occurrence.roles == Role.DEFINITION
+    assert document.symbols[0].relationships[0].is_implementation
+
+
+@pytest.mark.parametrize("payload", [b"\xff\xff\xff", b"", b"\x12\x05\x0a\x03../x"])
+def test_payloads_that_are_not_indexes_are_refused_with_where_they_came_from(payload: bytes):
+    with pytest.raises(ScipIndexError, match="upload.scip is not a usable SCIP index"):
+        load_index(payload, "upload.scip")
