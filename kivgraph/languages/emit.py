@@ -49,3 +49,17 @@ def emit_references(
             continue
         row, column = site.start_point
         append(Reference(names, role, row + 1, column, start))
+
+
+def right_operands(nodes: list[ts.Node], name_types: tuple[str, ...]) -> list[ts.Node]:
+    """The right operands of binary expressions that are names (`a + b` → `b`).
+
+    Queries capture the binary expression rather than its right operand because matching the
+    operand directly goes quadratic on long `a + b + c + …` chains in generated code.
+    """
+    operands: list[ts.Node] = []
+    for node in nodes:
+        right = node.child_by_field_name("right")
+        if right is not None and right.type in name_types:
+            operands.append(right)
+    return operands

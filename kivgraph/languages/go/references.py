@@ -8,7 +8,7 @@ from operator import attrgetter
 
 import tree_sitter as ts
 
-from kivgraph.languages.emit import emit_references
+from kivgraph.languages.emit import emit_references, right_operands
 from kivgraph.languages.syntax import Reference, Role
 
 # Processing order matters: a node met in an earlier bucket is not reported again by a later one
@@ -28,16 +28,6 @@ ROLE_ORDER: tuple[tuple[str, Role], ...] = (
 )
 MARKS = frozenset({"embeds", "index_key", "generic_call", "assign", "return"})
 CHECKED = frozenset({"qualified", "type", "read_once"})
-
-
-def right_operands(nodes: list[ts.Node]) -> list[ts.Node]:
-    """The right operands of binary expressions that are names (see the query for why)."""
-    operands: list[ts.Node] = []
-    for node in nodes:
-        right = node.child_by_field_name("right")
-        if right is not None and right.type in ("identifier", "selector_expression"):
-            operands.append(right)
-    return operands
 
 
 def selector_names(node: ts.Node, source: bytes) -> tuple[tuple[str, ...], ts.Node]:
@@ -82,7 +72,7 @@ def go_references(
     reads = get("read", [])
     binary = get("binary")
     if binary:
-        reads = reads + right_operands(binary)
+        reads = reads + right_operands(binary, ("identifier", "selector_expression"))
     for capture, role in ROLE_ORDER:
         nodes = reads if capture == "read" else get(capture)
         if not nodes:

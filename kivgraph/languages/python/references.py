@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import tree_sitter as ts
 
-from kivgraph.languages.emit import emit_references
+from kivgraph.languages.emit import emit_references, right_operands
 from kivgraph.languages.syntax import Reference, Role
 
 # Processing order matters: a superclass is also an argument, and a node seen once is not seen again.
@@ -24,16 +24,6 @@ ROLE_ORDER: tuple[tuple[str, Role], ...] = (
 )
 # An argument or an expression inside an annotation (`Dict[str, Foo]`, `Callable[[A], B]`) is a type use.
 RETYPED = frozenset({Role.CALLBACK, Role.READ, Role.ASSIGN})
-
-
-def right_operands(nodes: list[ts.Node]) -> list[ts.Node]:
-    """The right operands of binary expressions that are names (see the query for why)."""
-    operands: list[ts.Node] = []
-    for node in nodes:
-        right = node.child_by_field_name("right")
-        if right is not None and right.type in ("identifier", "attribute"):
-            operands.append(right)
-    return operands
 
 
 def atom_names(node: ts.Node, source: bytes) -> tuple[tuple[str, ...], ts.Node]:
@@ -117,7 +107,7 @@ def python_references(
     reads = get("read", [])
     binary = get("binary")
     if binary:
-        reads = reads + right_operands(binary)
+        reads = reads + right_operands(binary, ("identifier", "attribute"))
     for capture, role in ROLE_ORDER:
         nodes = reads if capture == "read" else get(capture)
         if not nodes:
