@@ -228,6 +228,30 @@ class ScipIndex:
     external_symbols: tuple[SymbolInfo, ...]
 
 
+def _occurrence_span(occ: pb.Occurrence) -> Span | None:
+    if occ.range:
+        return span(list(occ.range))
+    if occ.HasField("single_line_range"):
+        r = occ.single_line_range
+        return Span(r.line, r.start_character, r.line, r.end_character)
+    if occ.HasField("multi_line_range"):
+        m = occ.multi_line_range
+        return Span(m.start_line, m.start_character, m.end_line, m.end_character)
+    return None
+
+
+def _enclosing_span(occ: pb.Occurrence) -> Span | None:
+    if occ.enclosing_range:
+        return span(list(occ.enclosing_range))
+    if occ.HasField("single_line_enclosing_range"):
+        r = occ.single_line_enclosing_range
+        return Span(r.line, r.start_character, r.line, r.end_character)
+    if occ.HasField("multi_line_enclosing_range"):
+        m = occ.multi_line_enclosing_range
+        return Span(m.start_line, m.start_character, m.end_line, m.end_character)
+    return None
+
+
 def _symbol_info(message: pb.SymbolInformation) -> SymbolInfo:
     return SymbolInfo(
         message.symbol,
@@ -257,11 +281,11 @@ def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
             raise ScipIndexError(where, f"document path {doc.relative_path!r} is not repository-relative")
         occurrences: list[Occurrence] = []
         for occ in doc.occurrences:
-            where_span = span(list(occ.range))
+            where_span = _occurrence_span(occ)
             if where_span is None:
                 continue
             occurrences.append(Occurrence(where_span, occ.symbol, Role(occ.symbol_roles & 0x3F),
-                                          span(list(occ.enclosing_range))))  # fmt: skip
+                                          _enclosing_span(occ)))  # fmt: skip
         documents.append(
             Document(doc.relative_path, doc.language, tuple(occurrences), tuple(_symbol_info(s) for s in doc.symbols))
         )

@@ -79,13 +79,43 @@ class Relationship(_message.Message):
     def __init__(self, symbol: _Optional[str] = ..., is_reference: _Optional[bool] = ..., is_implementation: _Optional[bool] = ..., is_type_definition: _Optional[bool] = ..., is_definition: _Optional[bool] = ...) -> None: ...
 
 class Occurrence(_message.Message):
-    __slots__ = ("range", "symbol", "symbol_roles", "enclosing_range")
+    __slots__ = ("range", "symbol", "symbol_roles", "enclosing_range", "single_line_range", "multi_line_range", "single_line_enclosing_range", "multi_line_enclosing_range")
     RANGE_FIELD_NUMBER: _ClassVar[int]
     SYMBOL_FIELD_NUMBER: _ClassVar[int]
     SYMBOL_ROLES_FIELD_NUMBER: _ClassVar[int]
     ENCLOSING_RANGE_FIELD_NUMBER: _ClassVar[int]
+    SINGLE_LINE_RANGE_FIELD_NUMBER: _ClassVar[int]
+    MULTI_LINE_RANGE_FIELD_NUMBER: _ClassVar[int]
+    SINGLE_LINE_ENCLOSING_RANGE_FIELD_NUMBER: _ClassVar[int]
+    MULTI_LINE_ENCLOSING_RANGE_FIELD_NUMBER: _ClassVar[int]
     range: _containers.RepeatedScalarFieldContainer[int]
     symbol: str
     symbol_roles: int
     enclosing_range: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, range: _Optional[_Iterable[int]] = ..., symbol: _Optional[str] = ..., symbol_roles: _Optional[int] = ..., enclosing_range: _Optional[_Iterable[int]] = ...) -> None: ...
+    single_line_range: SingleLineRange
+    multi_line_range: MultiLineRange
+    single_line_enclosing_range: SingleLineRange
+    multi_line_enclosing_range: MultiLineRange
+    def __init__(self, range: _Optional[_Iterable[int]] = ..., symbol: _Optional[str] = ..., symbol_roles: _Optional[int] = ..., enclosing_range: _Optional[_Iterable[int]] = ..., single_line_range: _Optional[_Union[SingleLineRange, _Mapping]] = ..., multi_line_range: _Optional[_Union[MultiLineRange, _Mapping]] = ..., single_line_enclosing_range: _Optional[_Union[SingleLineRange, _Mapping]] = ..., multi_line_enclosing_range: _Optional[_Union[MultiLineRange, _Mapping]] = ...) -> None: ...
+
+class SingleLineRange(_message.Message):
+    __slots__ = ("line", "start_character", "end_character")
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    START_CHARACTER_FIELD_NUMBER: _ClassVar[int]
+    END_CHARACTER_FIELD_NUMBER: _ClassVar[int]
+    line: int
+    start_character: int
+    end_character: int
+    def __init__(self, line: _Optional[int] = ..., start_character: _Optional[int] = ..., end_character: _Optional[int] = ...) -> None: ...
+
+class MultiLineRange(_message.Message):
+    __slots__ = ("start_line", "start_character", "end_line", "end_character")
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    START_CHARACTER_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_CHARACTER_FIELD_NUMBER: _ClassVar[int]
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+    def __init__(self, start_line: _Optional[int] = ..., start_character: _Optional[int] = ..., end_line: _Optional[int] = ..., end_character: _Optional[int] = ...) -> None: ...

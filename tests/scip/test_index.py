@@ -87,3 +87,26 @@ def test_an_index_payload_decodes_documents_occurrences_and_relationships():
 def test_payloads_that_are_not_indexes_are_refused_with_where_they_came_from(payload: bytes):
     with pytest.raises(ScipIndexError, match="upload.scip is not a usable SCIP index"):
         load_index(payload, "upload.scip")
+
+
+def test_typed_ranges_of_newer_indexers_decode_like_packed_ones():
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-go"
+    doc = message.documents.add()
+    doc.relative_path = "greet/greet.go"
+    single = doc.occurrences.add()
+    single.symbol = "scip-go gomod example.com/demo . `example.com/demo/greet`/Add()."
+    single.single_line_range.line = 8
+    single.single_line_range.start_character = 5
+    single.single_line_range.end_character = 8
+    single.multi_line_enclosing_range.start_line = 8
+    single.multi_line_enclosing_range.end_line = 10
+    single.multi_line_enclosing_range.end_character = 1
+    multi = doc.occurrences.add()
+    multi.multi_line_range.start_line = 2
+    multi.multi_line_range.end_line = 3
+    multi.multi_line_range.end_character = 4
+    first, second = load_index(message.SerializeToString()).documents[0].occurrences
+    assert first.span == Span(8, 5, 8, 8)
+    assert first.enclosing == Span(8, 0, 10, 1)
+    assert second.span == Span(2, 0, 3, 4) and second.enclosing is None
