@@ -17,8 +17,10 @@ import click
 from kivgraph import __version__
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
 from kivgraph.indexing import Progress, index_snapshot, snapshot_at
+from kivgraph.languages import language_of
 from kivgraph.model import Language
 from kivgraph.render.summary import render_text, summarize
+from kivgraph.scip.analyzers import analyzer_for, locate
 from kivgraph.store import (
     NOTES_REF,
     note_location,
@@ -227,6 +229,65 @@ def show(revision: str | None, generation_file: str | None, repo_path: str, ref:
     else:
         color = use_color(sys.stdout)
         click.echo(render_text(summary, color), color=color)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--languages", help="Languages to check (default: those found at HEAD of PATH, else all).")
+@click.option("--strict", is_flag=True, help="Exit 1 when a checked language has no usable analyzer.")
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def doctor(path: str, languages: str | None, strict: bool, as_json: bool) -> None:
+    """Which type-checking analyzers are installed, their versions, and how to get the missing ones."""
+    chosen = parse_languages(languages) or _languages_at(path)
+    rows = doctor_rows(chosen)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        color = use_color(sys.stdout)
+        for row in rows:
+            mark = {"ok": "ok", "missing": "MISSING", "unusable": "BROKEN", "syntax-only": "syntax"}[row["status"]]
+            if color:
+                mark = click.style(mark, fg="green" if row["status"] == "ok" else "yellow", bold=True)
+            line = f"{row['language']:<11} {mark:<8} {row['analyzer'] or '-':<16} {row['version'] or '-':<9}"
+            click.echo(f"{line} {row['path'] or row['detail']}", color=color)
+            if row["status"] == "ok" and row["detail"]:
+                click.echo(f"{'':<11} note: {row['detail']}")
+    failing = [row for row in rows if row["status"] in ("missing", "unusable")]
+    if strict and failing:
+        names = ", ".join(row["language"] for row in failing)
+        raise CommandError(f"no usable analyzer for {names}; see the install hints above.")
+
+
+def _languages_at(path: str) -> frozenset[Language]:
+    """The languages of the files at HEAD of the repository at PATH (every language outside one)."""
+    try:
+        snap = snapshot_at(path)
+    except KivgraphError:
+        return frozenset(Language)
+    found = {lang for f in snap.files if (lang := language_of(f.path)) is not None}
+    return frozenset(found) or frozenset(Language)
+
+
+def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
+    rows: list[dict[str, str]] = []
+    for language in sorted(languages):
+        spec = analyzer_for(language)
+        if spec is None:
+            rows.append({
+                "language": language.value, "analyzer": "", "status": "syntax-only", "version": "", "path": "",
+                "detail": "no type checker runs for it here; edges stay CANDIDATE unless you pass --scip FILE",
+            })  # fmt: skip
+            continue
+        found = locate(spec)
+        status = "ok" if found.usable else ("missing" if not found.path else "unusable")
+        detail = found.problem
+        if found.usable and found.version != spec.pinned:
+            detail = f"version {found.version} is not the pinned {spec.pinned}; results may differ"
+        rows.append({
+            "language": language.value, "analyzer": spec.name, "status": status, "version": found.version,
+            "path": found.path if found.usable else "", "detail": detail,
+        })  # fmt: skip
+    return rows
 
 
 def main() -> None:
