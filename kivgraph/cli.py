@@ -21,6 +21,7 @@ from kivgraph.languages import language_of
 from kivgraph.model import Language
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.scip.analyzers import analyzer_for, locate
+from kivgraph.scip.index import load_index
 from kivgraph.store import (
     NOTES_REF,
     note_location,
@@ -136,6 +137,13 @@ def cli() -> None:
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core).")
+@click.option(
+    "--scip",
+    "scip_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True),
+    help="A SCIP index of this tree (any indexer, repeatable): its files' edges become exact.",
+)
 def index(
     path: str,
     revision: str,
@@ -145,6 +153,7 @@ def index(
     ref: str,
     as_json: bool,
     jobs: int | None,
+    scip_files: tuple[str, ...],
 ) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
     if worktree and revision != "HEAD":
@@ -157,7 +166,8 @@ def index(
     started = time.monotonic()
     progress: Progress = ProgressLine(sys.stderr)
     snap = snapshot_at(path, revision, worktree)
-    generation = index_snapshot(snap, chosen, progress, jobs)
+    scip_indexes = tuple(load_index(read_file(name), name) for name in scip_files)
+    generation = index_snapshot(snap, chosen, progress, jobs, scip_indexes)
     if out is not None:
         blob = save_to_file(generation, out)
         location = out

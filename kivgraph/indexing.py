@@ -34,6 +34,8 @@ from kivgraph.model import (
     canonical_identity,
     stable_key,
 )
+from kivgraph.scip.index import ScipIndex
+from kivgraph.scip.ingest import ingest, replace_covered
 from kivgraph.store.notes import open_repository, resolve_commit
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -171,8 +173,12 @@ def index_snapshot(
     languages: frozenset[Language] | None = None,
     progress: Progress | None = None,
     jobs: int | None = None,
+    scip_indexes: tuple[ScipIndex, ...] = (),
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
+
+    Each SCIP index (a type checker's output over this tree) replaces the fallback resolver's
+    facts for the files it covers with exact ones.
 
     `jobs` processes parse in parallel (default: one per core, once the sources are large enough
     for a pool to pay for itself); resolution then runs in this process over all files at once.
@@ -220,6 +226,9 @@ def index_snapshot(
         progress("resolve", 0, 1)
     resolver = Resolver(scopes, layout, adapters)
     facts = resolver.run()
+    for scip_index in scip_indexes:
+        exact, covered = ingest(scip_index, scopes, read)
+        facts = replace_covered(facts, exact, covered)
     if progress is not None:
         progress("resolve", 1, 1)
 
@@ -232,7 +241,7 @@ def index_snapshot(
         created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         remote_url=snap.remote_url,
         languages=tuple(sorted(adapters)),
-        analyzers=_analyzer_versions(),
+        analyzers=tuple(sorted({*_analyzer_versions(), *((i.tool, i.tool_version) for i in scip_indexes)})),
         worktree=snap.worktree,
     )
     return Generation(
@@ -411,5 +420,6 @@ def index_repository(
     languages: frozenset[Language] | None = None,
     progress: Progress | None = None,
     jobs: int | None = None,
+    scip_indexes: tuple[ScipIndex, ...] = (),
 ) -> Generation:
-    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress, jobs)
+    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress, jobs, scip_indexes)

@@ -1,0 +1,94 @@
+"""SCIP ingestion end to end: real repositories, real indexers where installed, and a hand-built
+index that runs everywhere."""
+
+from kivgraph.indexing import index_repository
+from kivgraph.model import Confidence, EdgeKind, Provenance
+from kivgraph.scip import scip_subset_pb2 as pb
+from kivgraph.scip.index import load_index
+from tests.scip.analyzers import require, run_indexer
+
+ANIMALS = {
+    "tsconfig.json": '{ "compilerOptions": { "strict": true }, "include": ["src"] }\n',
+    "src/animal.ts": (
+        "export interface Animal {\n  sound(): string;\n}\n\n"
+        "export class Dog implements Animal {\n  sound(): string {\n    return 'woof';\n  }\n}\n\n"
+        "export function speak(a: Animal): string {\n  return a.sound();\n}\n"
+    ),
+    "src/main.ts": (
+        'import { Dog, speak } from "./animal";\n\n'
+        "export function main(): string {\n  const d = new Dog();\n  return speak(d) + d.sound();\n}\n"
+    ),
+}
+
+
+def named_edges(generation):
+    names = {s.key: s.qualified_name for s in generation.symbols}
+    return {(names[e.source], e.kind, names[e.target], e.confidence) for e in generation.edges}
+
+
+def test_scip_typescript_makes_calls_exact_and_lands_interface_calls_on_the_interface(make_repo, tmp_path):
+    scip_typescript = require("scip-typescript")
+    repo = make_repo(ANIMALS)
+    output = tmp_path / "index.scip"
+    run_indexer([scip_typescript, "index", "--output", str(output)], repo.path)
+    generation = index_repository(str(repo.path), scip_indexes=(load_index(output.read_bytes(), str(output)),))
+    edges = named_edges(generation)
+    exact = Confidence.EXACT_TYPECHECKED
+    assert ("speak", EdgeKind.CALLS_DIRECT, "Animal.sound", exact) in edges
+    assert ("Dog.sound", EdgeKind.IMPLEMENTS, "Animal.sound", exact) in edges
+    assert ("Dog", EdgeKind.IMPLEMENTS, "Animal", exact) in edges
+    assert ("main", EdgeKind.CALLS_DIRECT, "Dog.sound", exact) in edges
+    assert ("main", EdgeKind.CALLS_DIRECT, "speak", exact) in edges
+    assert ("src.main", EdgeKind.IMPORTS_SYMBOL, "Dog", exact) in edges
+    assert not any(e.confidence is Confidence.CANDIDATE for e in generation.edges)
+    assert all(e.provenance is Provenance.SCIP_TYPESCRIPT for e in generation.edges if e.kind is not EdgeKind.METHOD_OF)
+    assert ("scip-typescript", "0.4.0") in generation.header.analyzers
+
+
+def test_an_index_replaces_candidates_only_in_the_files_it_covers(make_repo):
+    repo = make_repo(
+        {
+            "lib.py": "def helper():\n    return 1\n",
+            "a.py": "from lib import helper\n\n\ndef run():\n    return helper()\n",
+            "b.py": "from lib import helper\n\n\ndef other():\n    return helper()\n",
+        }
+    )
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-python"
+    message.metadata.tool_info.version = "0.6.6"
+    symbol = "scip-python python demo 0.0.0 lib/helper()."
+    for path, occurrences in {
+        "lib.py": [([0, 4, 10], 1)],
+        "a.py": [([0, 16, 22], 2), ([4, 11, 17], 8)],
+    }.items():
+        document = message.documents.add()
+        document.relative_path = path
+        for span, role in occurrences:
+            occurrence = document.occurrences.add()
+            occurrence.range.extend(span)
+            occurrence.symbol = symbol
+            occurrence.symbol_roles = role
+    generation = index_repository(str(repo.path), scip_indexes=(load_index(message.SerializeToString()),))
+    edges = named_edges(generation)
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", Confidence.EXACT_TYPECHECKED) in edges
+    assert ("a", EdgeKind.IMPORTS_SYMBOL, "helper", Confidence.EXACT_TYPECHECKED) in edges
+    # b.py is not in the index: the fallback's candidate edge stands.
+    assert ("other", EdgeKind.CALLS_DIRECT, "helper", Confidence.CANDIDATE) in edges
+    assert not any(e.confidence is Confidence.CANDIDATE and e.file == "a.py" for e in generation.edges)
+
+
+def test_uses_of_symbols_the_index_does_not_define_become_external_references(make_repo):
+    repo = make_repo({"a.py": "import os\n\n\ndef run():\n    return os.getcwd()\n"})
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-python"
+    document = message.documents.add()
+    document.relative_path = "a.py"
+    occurrence = document.occurrences.add()
+    occurrence.range.extend([4, 14, 20])
+    occurrence.symbol = "scip-python python python-stdlib 3.11 os/getcwd()."
+    occurrence.symbol_roles = 8
+    generation = index_repository(str(repo.path), scip_indexes=(load_index(message.SerializeToString()),))
+    [external] = [x for x in generation.external_references if x.provenance is Provenance.SCIP_PYTHON]
+    assert (external.package, external.symbol, external.manager, external.version, external.line) == (
+        "python-stdlib", "os.getcwd", "python", "3.11", 5,
+    )  # fmt: skip
