@@ -138,6 +138,12 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core).")
 @click.option(
+    "--analyzers/--no-analyzers",
+    default=True,
+    show_default=True,
+    help="Run the installed type checkers (SCIP indexers); without them edges stay CANDIDATE.",
+)
+@click.option(
     "--scip",
     "scip_files",
     multiple=True,
@@ -153,6 +159,7 @@ def index(
     ref: str,
     as_json: bool,
     jobs: int | None,
+    analyzers: bool,
     scip_files: tuple[str, ...],
 ) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
@@ -167,7 +174,7 @@ def index(
     progress: Progress = ProgressLine(sys.stderr)
     snap = snapshot_at(path, revision, worktree)
     scip_indexes = tuple(load_index(read_file(name), name) for name in scip_files)
-    generation = index_snapshot(snap, chosen, progress, jobs, scip_indexes)
+    generation = index_snapshot(snap, chosen, progress, jobs, scip_indexes, analyzers)
     if out is not None:
         blob = save_to_file(generation, out)
         location = out

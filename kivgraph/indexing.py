@@ -36,6 +36,7 @@ from kivgraph.model import (
 )
 from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
+from kivgraph.scip.run import AnalyzerRun, run_all
 from kivgraph.store.notes import open_repository, resolve_commit
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -77,6 +78,8 @@ class Snapshot:
     tree: str
     worktree: bool
     files: list[TreeFile] = field(default_factory=list[TreeFile])
+    worktree_path: str | None = None
+    """The repository's working tree, where installed dependencies (node_modules) live."""
 
 
 def repository_name(repo: pygit2.Repository) -> str:
@@ -106,13 +109,13 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
         if not repo.workdir:
             raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
         commit = "" if repo.head_is_unborn else str(repo.head.target)
-        snap = Snapshot(name, remote_url, commit, "", True)
+        snap = Snapshot(name, remote_url, commit, "", True, worktree_path=repo.workdir)
         snap.files = list(_worktree_files(repo))
         return snap
     if repo.head_is_unborn and revision in ("HEAD", "@"):
         raise EmptyRepositoryError(repo.workdir or repo.path)
     commit = resolve_commit(repo, revision)
-    snap = Snapshot(name, remote_url, str(commit.id), str(commit.tree_id), False)
+    snap = Snapshot(name, remote_url, str(commit.id), str(commit.tree_id), False, worktree_path=repo.workdir or None)
     snap.files = list(_tree_files(repo, commit.tree, ""))
     return snap
 
@@ -174,11 +177,13 @@ def index_snapshot(
     progress: Progress | None = None,
     jobs: int | None = None,
     scip_indexes: tuple[ScipIndex, ...] = (),
+    run_analyzers: bool = False,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
-    Each SCIP index (a type checker's output over this tree) replaces the fallback resolver's
-    facts for the files it covers with exact ones.
+    Each SCIP index (a type checker's output over this tree, supplied or produced here when
+    `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
+    ones; an analyzer that fails leaves its files to the fallback and records an invisible scope.
 
     `jobs` processes parse in parallel (default: one per core, once the sources are large enough
     for a pool to pay for itself); resolution then runs in this process over all files at once.
@@ -226,8 +231,15 @@ def index_snapshot(
         progress("resolve", 0, 1)
     resolver = Resolver(scopes, layout, adapters)
     facts = resolver.run()
-    for scip_index in scip_indexes:
-        exact, covered = ingest(scip_index, scopes, read)
+    runs: list[AnalyzerRun] = []
+    if run_analyzers:
+        if progress is not None:
+            progress("analyzers", 0, 1)
+        tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
+        runs = run_all(tree, frozenset(adapters), snap.worktree_path, snap.commit[:12])
+    indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
+    for scip_index, root in indexes:
+        exact, covered = ingest(scip_index, scopes, read, root)
         facts = replace_covered(facts, exact, covered)
     if progress is not None:
         progress("resolve", 1, 1)
@@ -241,7 +253,7 @@ def index_snapshot(
         created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         remote_url=snap.remote_url,
         languages=tuple(sorted(adapters)),
-        analyzers=tuple(sorted({*_analyzer_versions(), *((i.tool, i.tool_version) for i in scip_indexes)})),
+        analyzers=tuple(sorted({*_analyzer_versions(), *((i.tool, i.tool_version) for i, _ in indexes)})),
         worktree=snap.worktree,
     )
     return Generation(
@@ -252,6 +264,7 @@ def index_snapshot(
         edges=tuple(facts.edges),
         external_references=tuple(facts.external_references),
         unresolved=tuple(unresolved + facts.unresolved),
+        invisible_scopes=tuple(r.invisible for r in runs if r.invisible is not None),
     )
 
 
@@ -421,5 +434,7 @@ def index_repository(
     progress: Progress | None = None,
     jobs: int | None = None,
     scip_indexes: tuple[ScipIndex, ...] = (),
+    run_analyzers: bool = False,
 ) -> Generation:
-    return index_snapshot(snapshot_at(path, revision, worktree), languages, progress, jobs, scip_indexes)
+    snap = snapshot_at(path, revision, worktree)
+    return index_snapshot(snap, languages, progress, jobs, scip_indexes, run_analyzers)

@@ -8,7 +8,7 @@ files an index covers, these facts replace the fallback resolver's CANDIDATE one
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kivgraph.languages.resolve import ROLE_EDGE, Facts
 from kivgraph.languages.scopes import FileScopes
@@ -119,8 +119,15 @@ def ingest(
     index: ScipIndex,
     files: dict[str, FileScopes],
     read: Callable[[str], bytes | None],
+    root: str = "",
 ) -> tuple[Facts, frozenset[str]]:
-    """Exact facts from one SCIP index, and the set of files they now speak for."""
+    """Exact facts from one SCIP index, and the set of files they now speak for.
+
+    `root` is the repository-relative directory the indexer ran in; its document paths are
+    relative to it.
+    """
+    if root:
+        index = rebase(index, root)
     provenance = provenance_of(index)
     texts: dict[str, SourceText] = {}
     definitions: dict[str, Site] = {}
@@ -207,6 +214,13 @@ def ingest(
                 line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
                 edge(key(site), key(other), kind, site.path, line)
     return facts, frozenset(covered)
+
+
+def rebase(index: ScipIndex, root: str) -> ScipIndex:
+    """The same index with document paths made relative to the repository root."""
+    prefix = root.rstrip("/") + "/"
+    documents = tuple(replace(d, path=prefix + d.path) for d in index.documents)
+    return replace(index, documents=documents)
 
 
 def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> EdgeKind:

@@ -1,0 +1,162 @@
+"""Running the SCIP indexers over a tree: where each one runs, with what, and what became of it.
+
+The tree is written out (from the commit, not the working tree) to a scratch directory, with
+the working tree's installed dependencies (`node_modules`) linked in; each indexer runs there
+per project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr
+kept. A crash, a timeout or an empty index becomes an invisible scope, never a failed index.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kivgraph.model import InvisibleScope, Language
+from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_environment, analyzer_for, locate
+from kivgraph.scip.index import ScipIndex, ScipIndexError, load_index
+
+ANALYZER_TIMEOUT_SECONDS = float(os.environ.get("KIVGRAPH_ANALYZER_TIMEOUT", "900"))
+STDERR_TAIL = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """One run of one indexer: the directory (repository-relative) it indexes."""
+
+    spec: AnalyzerSpec
+    root: str
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyzerRun:
+    project: Project
+    index: ScipIndex | None
+    seconds: float
+    invisible: InvisibleScope | None
+    """Set when the run produced nothing usable, with the reason and the stderr tail."""
+
+
+def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
+    """Where each indexer must run for the files of the tree."""
+    paths = sorted(paths)
+    found: list[Project] = []
+
+    def topmost(manifest: str) -> list[str]:
+        dirs = sorted({p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] == manifest})
+        dirs = [d for d in dirs if "node_modules" not in d.split("/")]
+        return [d for d in dirs if not any(d != o and (o == "" or d.startswith(o + "/")) for o in dirs)]
+
+    typescript = analyzer_for(Language.TYPESCRIPT)
+    if typescript is not None and languages & {Language.TYPESCRIPT, Language.JAVASCRIPT}:
+        found += [Project(typescript, d, Language.TYPESCRIPT) for d in topmost("tsconfig.json")]
+    python = analyzer_for(Language.PYTHON)
+    if python is not None and Language.PYTHON in languages:
+        found.append(Project(python, "", Language.PYTHON))
+    go = analyzer_for(Language.GO)
+    if go is not None and Language.GO in languages:
+        modules = sorted({p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] == "go.mod"})
+        found += [Project(go, d, Language.GO) for d in modules]
+    rust = analyzer_for(Language.RUST)
+    if rust is not None and Language.RUST in languages:
+        found += [Project(rust, d, Language.RUST) for d in topmost("Cargo.toml")]
+    return found
+
+
+def materialize(files: Iterable[tuple[str, Callable[[], bytes]]], worktree: str | None) -> Path:
+    """Write the tree to a scratch directory; link the working tree's node_modules into it."""
+    root = Path(tempfile.mkdtemp(prefix="kivgraph-tree-"))
+    for path, read in files:
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(read())
+    if worktree:
+        for directory, names, _ in os.walk(worktree):
+            names[:] = [n for n in names if n not in (".git",)]
+            if "node_modules" in names:
+                relative = os.path.relpath(directory, worktree)
+                link = root / relative / "node_modules"
+                if link.parent.is_dir() and not link.exists():
+                    link.symlink_to(Path(directory) / "node_modules")
+                names.remove("node_modules")
+    return root
+
+
+def command(project: Project, binary: str, output: Path, version: str) -> list[str]:
+    name = project.spec.name
+    if name == "scip-typescript":
+        return [binary, "index", "--output", str(output)]
+    if name == "scip-python":
+        return [binary, "index", "--project-name", "repository", "--project-version", version or "0",
+                "--output", str(output)]  # fmt: skip
+    if name == "scip-go":
+        return [binary, "index", "--module-root", ".", "-o", str(output)]
+    return [binary, "scip", ".", "--output", str(output)]
+
+
+def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
+    started = time.monotonic()
+    where = project.root or "."
+
+    def invisible(reason: str, detail: str) -> AnalyzerRun:
+        scope = InvisibleScope(reason, project.language, where, project.root, f"{project.spec.name}: {detail}")
+        return AnalyzerRun(project, None, time.monotonic() - started, scope)
+
+    found = locate(project.spec)
+    if not found.usable:
+        return invisible("ANALYZER_UNAVAILABLE", found.problem)
+    cwd = tree / project.root
+    if project.spec.name == "scip-python" and not (cwd / "pyrightconfig.json").exists():
+        # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
+        # here keeps a stray config above the scratch directory from redirecting it.
+        (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
+    output = tree.parent / f"{tree.name}-{project.spec.name}-{abs(hash(project.root))}.scip"
+    try:
+        done = subprocess.run(
+            command(project, found.path, output, version),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=ANALYZER_TIMEOUT_SECONDS,
+            env=analyzer_environment(),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
+    except OSError as err:
+        return invisible("ANALYZER_UNAVAILABLE", f"could not start ({err.strerror})")
+    tail = (done.stderr or done.stdout)[-STDERR_TAIL:].strip()
+    if done.returncode != 0 or not output.exists():
+        return invisible("ANALYZER_CRASHED", f"exited with {done.returncode}: {tail}")
+    try:
+        index = load_index(output.read_bytes(), f"{project.spec.name} output for {where}")
+    except ScipIndexError as err:
+        return invisible("ANALYZER_CRASHED", str(err))
+    finally:
+        output.unlink(missing_ok=True)
+    if not index.documents:
+        return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
+    return AnalyzerRun(project, index, time.monotonic() - started, None)
+
+
+def run_all(
+    files: list[tuple[str, Callable[[], bytes]]],
+    languages: frozenset[Language],
+    worktree: str | None,
+    version: str,
+) -> list[AnalyzerRun]:
+    """Run every indexer the tree needs; scratch files are removed whatever happens."""
+    wanted = projects((p for p, _ in files), languages)
+    if not wanted:
+        return []
+    tree = materialize(files, worktree)
+    try:
+        return [run_project(project, tree, version) for project in wanted]
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)

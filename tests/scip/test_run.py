@@ -1,0 +1,106 @@
+"""Running the real indexers during `index`: exact edges per language, and honest failures."""
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from kivgraph.indexing import index_repository
+from kivgraph.model import Confidence, EdgeKind, Language
+from kivgraph.scip import run
+from tests.scip.analyzers import require
+from tests.scip.test_ingest import ANIMALS, named_edges
+
+EXACT = Confidence.EXACT_TYPECHECKED
+GO_MODULE = {
+    "go.mod": "module example.com/demo\n\ngo 1.22\n",
+    "greet/greet.go": (
+        "package greet\n\n// Greeter says hello.\ntype Greeter interface {\n\tGreet() string\n}\n\n"
+        "// English greets in English.\ntype English struct{}\n\n"
+        'func (English) Greet() string { return "hello" }\n\n'
+        "// Twice greets twice.\nfunc Twice(g Greeter) string { return g.Greet() + g.Greet() }\n"
+    ),
+    "cmd/app/main.go": (
+        'package main\n\nimport "example.com/demo/greet"\n\nfunc main() {\n\tprintln(greet.Twice(greet.English{}))\n}\n'
+    ),
+}
+
+
+def test_typescript_in_a_subdirectory_is_indexed_where_its_tsconfig_is(make_repo):
+    require("scip-typescript")
+    repo = make_repo({f"web/{path}": text for path, text in ANIMALS.items()} | {"README.md": "x\n"})
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert ("speak", EdgeKind.CALLS_DIRECT, "Animal.sound", EXACT) in named_edges(generation)
+    assert generation.invisible_scopes == ()
+
+
+def test_go_calls_through_an_interface_are_exact_with_scip_go(make_repo):
+    require("scip-go")
+    generation = index_repository(str(make_repo(GO_MODULE).path), run_analyzers=True)
+    edges = named_edges(generation)
+    assert ("Twice", EdgeKind.CALLS_DIRECT, "Greeter.Greet", EXACT) in edges
+    assert ("main", EdgeKind.CALLS_DIRECT, "Twice", EXACT) in edges
+    assert ("English.Greet", EdgeKind.IMPLEMENTS, "Greeter.Greet", EXACT) in edges
+    assert ("scip-go", "0.2.9") in generation.header.analyzers
+
+
+def test_python_calls_are_exact_with_scip_python(make_repo):
+    require("scip-python")
+    repo = make_repo(
+        {
+            "pkg/__init__.py": "",
+            "pkg/engine.py": "class Engine:\n    def start(self):\n        return 1\n",
+            "pkg/main.py": "from pkg.engine import Engine\n\n\ndef run(e: Engine):\n    return e.start()\n",
+        }
+    )
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert ("run", EdgeKind.CALLS_DIRECT, "Engine.start", EXACT) in named_edges(generation)
+
+
+def executable(path: Path, body: str) -> str:
+    path.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+def test_a_crashing_analyzer_is_an_invisible_scope_and_its_files_keep_candidates(make_repo, tmp_path, monkeypatch):
+    crash = executable(
+        tmp_path / "scip-go", 'case "$1" in --version) echo 0.2.9;; *) echo "panic: boom" >&2; exit 2;; esac'
+    )
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", crash)
+    generation = index_repository(str(make_repo(GO_MODULE).path), run_analyzers=True)
+    [scope] = generation.invisible_scopes
+    assert (scope.reason, scope.language, scope.path) == ("ANALYZER_CRASHED", Language.GO, "")
+    assert "exited with 2: panic: boom" in scope.detail
+    assert ("main", EdgeKind.CALLS_DIRECT, "Twice", Confidence.CANDIDATE) in named_edges(generation)
+
+
+def test_an_analyzer_past_its_timeout_is_an_invisible_scope(make_repo, tmp_path, monkeypatch):
+    slow = executable(tmp_path / "scip-go", 'case "$1" in --version) echo 0.2.9;; *) sleep 10;; esac')
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", slow)
+    monkeypatch.setattr(run, "ANALYZER_TIMEOUT_SECONDS", 0.5)
+    generation = index_repository(str(make_repo(GO_MODULE).path), run_analyzers=True)
+    assert [s.reason for s in generation.invisible_scopes] == ["ANALYZER_TIMEOUT"]
+
+
+def test_a_missing_analyzer_is_an_invisible_scope_naming_how_to_install_it(make_repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", str(tmp_path / "absent"))
+    generation = index_repository(str(make_repo(GO_MODULE).path), run_analyzers=True)
+    [scope] = generation.invisible_scopes
+    assert scope.reason == "ANALYZER_UNAVAILABLE" and "KIVGRAPH_SCIP_GO points at" in scope.detail
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected"),
+    [
+        (
+            ["a/tsconfig.json", "a/b/tsconfig.json", "c/tsconfig.json", "x.ts"],
+            [("scip-typescript", "a"), ("scip-typescript", "c")],
+        ),
+        (["go.mod", "tools/go.mod", "x.go"], [("scip-go", ""), ("scip-go", "tools")]),
+        (["Cargo.toml", "crates/a/Cargo.toml", "src/lib.rs"], [("rust-analyzer", "")]),
+    ],
+)
+def test_each_indexer_runs_once_per_project_root(paths: list[str], expected: list[tuple[str, str]]):
+    found = run.projects(paths, frozenset({Language.TYPESCRIPT, Language.GO, Language.RUST}))
+    assert [(p.spec.name, p.root) for p in found] == expected
