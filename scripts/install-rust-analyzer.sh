@@ -28,7 +28,8 @@ if ! ok "$RA_BIN"; then
   cd "$TOOLS_CACHE"  # away from any project's .cargo/config.toml
   echo "== building rust-analyzer $RA_VERSION into $RA_DIR (about 7 min on 2 cores)" >&2
   # Build into a scratch root and move it in place only on success, so a broken or interrupted
-  # build never leaves a half-installed directory that looks cached.
+  # build never leaves a half-installed directory that looks cached. (cargo's warning to add
+  # `.partial/bin` to PATH is harmless: nothing needs it on PATH.)
   rm -rf "$RA_DIR.partial"
   CFG_RELEASE=$RA_VERSION cargo install --locked ra_ap_rust-analyzer --version "$RA_VERSION" \
       --root "$RA_DIR.partial" \

@@ -26,6 +26,7 @@ from kivgraph.model import (
 from kivgraph.scip.index import Role, ScipIndex, Span, TextEncoding, is_local, parse_symbol
 
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
+HERITAGE_EDGES = frozenset({EdgeKind.IMPLEMENTS, EdgeKind.EXTENDS, EdgeKind.EMBEDS})
 
 
 @dataclass(slots=True)
@@ -244,7 +245,16 @@ def replace_covered(syntax: Facts, exact: Facts, covered: frozenset[str]) -> Fac
     Structure (METHOD_OF) and syntax problems stay whatever the source: a type checker does not
     restate them.
     """
-    kept_edges = [e for e in syntax.edges if e.file not in covered or e.kind is EdgeKind.METHOD_OF]
+    exact_pairs = {(e.source, e.target) for e in exact.edges}
+    kept_edges = [
+        e
+        for e in syntax.edges
+        if e.file not in covered
+        or e.kind is EdgeKind.METHOD_OF
+        # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
+        # stay, as candidates, unless the type checker connected the same pair.
+        or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
+    ]
     kept_external = [x for x in syntax.external_references if x.file not in covered]
     kept_unresolved: list[Unresolved] = [u for u in syntax.unresolved if u.file not in covered]
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, kept_unresolved)

@@ -104,3 +104,21 @@ def test_a_missing_analyzer_is_an_invisible_scope_naming_how_to_install_it(make_
 def test_each_indexer_runs_once_per_project_root(paths: list[str], expected: list[tuple[str, str]]):
     found = run.projects(paths, frozenset({Language.TYPESCRIPT, Language.GO, Language.RUST}))
     assert [(p.spec.name, p.root) for p in found] == expected
+
+
+def test_rust_workspace_calls_are_exact_with_rust_analyzer_and_impls_stay_candidates(make_repo):
+    require("rust-analyzer")
+    from tests.conftest import FIXTURES
+
+    files = {
+        p.relative_to(FIXTURES / "rust" / "workspace").as_posix(): p.read_text(encoding="utf-8")
+        for p in (FIXTURES / "rust" / "workspace").rglob("*")
+        if p.is_file()
+    }
+    generation = index_repository(str(make_repo(files).path), run_analyzers=True)
+    assert generation.invisible_scopes == ()
+    exact = [e for e in generation.edges if e.confidence is EXACT]
+    assert len(exact) > 20
+    assert {e.provenance.value for e in exact} == {"RUST_ANALYZER_SCIP"}
+    # rust-analyzer's index states no impl relationships: the syntax layer's stand, as candidates.
+    assert any(e.kind is EdgeKind.IMPLEMENTS and e.confidence is Confidence.CANDIDATE for e in generation.edges)
