@@ -229,25 +229,22 @@ class ScipIndex:
 
 
 def _occurrence_span(occ: pb.Occurrence) -> Span | None:
-    if occ.range:
-        return span(list(occ.range))
-    if occ.HasField("single_line_range"):
-        r = occ.single_line_range
-        return Span(r.line, r.start_character, r.line, r.end_character)
-    if occ.HasField("multi_line_range"):
-        m = occ.multi_line_range
-        return Span(m.start_line, m.start_character, m.end_line, m.end_character)
-    return None
+    return _first_span(list(occ.range), occ, "single_line_range", "multi_line_range")
 
 
 def _enclosing_span(occ: pb.Occurrence) -> Span | None:
-    if occ.enclosing_range:
-        return span(list(occ.enclosing_range))
-    if occ.HasField("single_line_enclosing_range"):
-        r = occ.single_line_enclosing_range
+    return _first_span(list(occ.enclosing_range), occ, "single_line_enclosing_range", "multi_line_enclosing_range")
+
+
+def _first_span(packed: list[int], occ: pb.Occurrence, single: str, multi: str) -> Span | None:
+    """A position from the packed `range` form, else from the newer typed messages."""
+    if packed:
+        return span(packed)
+    if occ.HasField(single):
+        r: pb.SingleLineRange = getattr(occ, single)
         return Span(r.line, r.start_character, r.line, r.end_character)
-    if occ.HasField("multi_line_enclosing_range"):
-        m = occ.multi_line_enclosing_range
+    if occ.HasField(multi):
+        m: pb.MultiLineRange = getattr(occ, multi)
         return Span(m.start_line, m.start_character, m.end_line, m.end_character)
     return None
 
