@@ -26,6 +26,7 @@ from kivgraph.model import (
     FileStatus,
     Generation,
     GenerationHeader,
+    InvisibleScope,
     Language,
     Package,
     Symbol,
@@ -232,11 +233,12 @@ def index_snapshot(
     resolver = Resolver(scopes, layout, adapters)
     facts = resolver.run()
     runs: list[AnalyzerRun] = []
+    left_out: list[InvisibleScope] = []
     if run_analyzers:
         if progress is not None:
             progress("analyzers", 0, 1)
         tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
-        runs = run_all(tree, frozenset(adapters), snap.worktree_path, snap.commit[:12])
+        runs, left_out = run_all(tree, frozenset(adapters), snap.worktree_path, snap.commit[:12])
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     for scip_index, root in indexes:
         exact, covered = ingest(scip_index, scopes, read, root)
@@ -264,7 +266,7 @@ def index_snapshot(
         edges=tuple(facts.edges),
         external_references=tuple(facts.external_references),
         unresolved=tuple(unresolved + facts.unresolved),
-        invisible_scopes=tuple(r.invisible for r in runs if r.invisible is not None),
+        invisible_scopes=tuple(scope for r in runs for scope in r.invisible) + tuple(left_out),
     )
 
 

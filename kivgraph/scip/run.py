@@ -37,8 +37,8 @@ class AnalyzerRun:
     project: Project
     index: ScipIndex | None
     seconds: float
-    invisible: InvisibleScope | None
-    """Set when the run produced nothing usable, with the reason and the stderr tail."""
+    invisible: tuple[InvisibleScope, ...]
+    """What this run could not see, with the reason and the stderr tail (empty when all went well)."""
 
 
 def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
@@ -104,12 +104,20 @@ def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
 
     def invisible(reason: str, detail: str) -> AnalyzerRun:
         scope = InvisibleScope(reason, project.language, where, project.root, f"{project.spec.name}: {detail}")
-        return AnalyzerRun(project, None, time.monotonic() - started, scope)
+        return AnalyzerRun(project, None, time.monotonic() - started, (*warnings, scope))
 
+    warnings: list[InvisibleScope] = []
     found = locate(project.spec)
     if not found.usable:
         return invisible("ANALYZER_UNAVAILABLE", found.problem)
     cwd = tree / project.root
+    if project.spec.name == "scip-go":
+        # scip-go quietly labels packages it cannot load as standard library; fetching the
+        # module's dependencies first is what `go build` would do, and says what is missing.
+        problem = _go_dependencies(cwd)
+        if problem:
+            warnings.append(InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
+                                           f"go mod download: {problem}"))  # fmt: skip
     if project.spec.name == "scip-python" and not (cwd / "pyrightconfig.json").exists():
         # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
         # here keeps a stray config above the scratch directory from redirecting it.
@@ -142,7 +150,41 @@ def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
         output.unlink(missing_ok=True)
     if not index.documents:
         return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
-    return AnalyzerRun(project, index, time.monotonic() - started, None)
+    return AnalyzerRun(project, index, time.monotonic() - started, tuple(warnings))
+
+
+def _go_dependencies(module: Path) -> str:
+    """ "" when every dependency of the module is available; else why not (first error line)."""
+    try:
+        done = subprocess.run(
+            ["go", "mod", "download"],
+            cwd=module,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=ANALYZER_TIMEOUT_SECONDS,
+            env=analyzer_environment(),
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    if done.returncode == 0:
+        return ""
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return lines[0] if lines else f"exited with {done.returncode}"
+
+
+def unconfigured(paths: Iterable[str], languages: frozenset[Language]) -> list[InvisibleScope]:
+    """Languages present with no project an indexer could run on (TypeScript without a tsconfig)."""
+    paths = list(paths)
+    scopes: list[InvisibleScope] = []
+    scripts = languages & {Language.TYPESCRIPT, Language.JAVASCRIPT}
+    if scripts and not any(p.rpartition("/")[2] == "tsconfig.json" for p in paths):
+        for language in sorted(scripts):
+            scopes.append(InvisibleScope("PROJECT_NOT_CONFIGURED", language, ".", "",
+                                         "no tsconfig.json: scip-typescript has no project to check"))  # fmt: skip
+    return scopes
 
 
 def run_all(
@@ -150,13 +192,18 @@ def run_all(
     languages: frozenset[Language],
     worktree: str | None,
     version: str,
-) -> list[AnalyzerRun]:
-    """Run every indexer the tree needs; scratch files are removed whatever happens."""
-    wanted = projects((p for p, _ in files), languages)
+) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
+    """Run every indexer the tree needs; scratch files are removed whatever happens.
+
+    Returns the runs and the scopes no indexer could be run on at all.
+    """
+    paths = [p for p, _ in files]
+    wanted = projects(paths, languages)
+    left_out = unconfigured(paths, languages)
     if not wanted:
-        return []
+        return [], left_out
     tree = materialize(files, worktree)
     try:
-        return [run_project(project, tree, version) for project in wanted]
+        return [run_project(project, tree, version) for project in wanted], left_out
     finally:
         shutil.rmtree(tree, ignore_errors=True)

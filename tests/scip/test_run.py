@@ -122,3 +122,24 @@ def test_rust_workspace_calls_are_exact_with_rust_analyzer_and_impls_stay_candid
     assert {e.provenance.value for e in exact} == {"RUST_ANALYZER_SCIP"}
     # rust-analyzer's index states no impl relationships: the syntax layer's stand, as candidates.
     assert any(e.kind is EdgeKind.IMPLEMENTS and e.confidence is Confidence.CANDIDATE for e in generation.edges)
+
+
+def test_typescript_without_a_tsconfig_is_an_invisible_scope_and_keeps_candidates(make_repo):
+    repo = make_repo({"src/a.ts": "export function a() { return b(); }\nexport function b() { return 1; }\n"})
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert [(s.reason, s.language) for s in generation.invisible_scopes] == [
+        ("PROJECT_NOT_CONFIGURED", Language.TYPESCRIPT)
+    ]
+    assert ("a", EdgeKind.CALLS_DIRECT, "b", Confidence.CANDIDATE) in named_edges(generation)
+
+
+def test_a_go_module_whose_dependencies_cannot_be_fetched_says_so(make_repo, monkeypatch):
+    require("scip-go")
+    monkeypatch.setenv("GOPROXY", "off")
+    module = dict(GO_MODULE)
+    module["go.mod"] = "module example.com/demo\n\ngo 1.22\n\nrequire example.invalid/nothing v1.0.0\n"
+    generation = index_repository(str(make_repo(module).path), run_analyzers=True)
+    reasons = [s.reason for s in generation.invisible_scopes]
+    assert "MODULE_DEPENDENCIES_MISSING" in reasons
+    [missing] = [s for s in generation.invisible_scopes if s.reason == "MODULE_DEPENDENCIES_MISSING"]
+    assert "example.invalid/nothing" in missing.detail
