@@ -37,7 +37,7 @@ from kivgraph.model import (
 )
 from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
-from kivgraph.scip.run import AnalyzerRun, run_all
+from kivgraph.scip.run import Analysis, AnalyzerRun
 from kivgraph.store.notes import open_repository, resolve_commit
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -201,6 +201,28 @@ def index_snapshot(
         return f.read()
 
     layout = RepoLayout(by_path, read)
+    analysis: Analysis | None = None
+    if run_analyzers:
+        tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
+        analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12])
+    try:
+        generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis)
+    finally:
+        if analysis is not None:
+            analysis.finish()  # idempotent: cleans up even when indexing failed
+    return generation
+
+
+def _index_parsed(
+    snap: Snapshot,
+    wanted: list[tuple[TreeFile, Language]],
+    jobs: int | None,
+    layout: RepoLayout,
+    read: Callable[[str], bytes | None],
+    progress: Progress | None,
+    scip_indexes: tuple[ScipIndex, ...],
+    analysis: Analysis | None,
+) -> Generation:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
     parsed: dict[str, tuple[Language, FileSyntax]] = {}
@@ -234,11 +256,10 @@ def index_snapshot(
     facts = resolver.run()
     runs: list[AnalyzerRun] = []
     left_out: list[InvisibleScope] = []
-    if run_analyzers:
+    if analysis is not None:
         if progress is not None:
             progress("analyzers", 0, 1)
-        tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
-        runs, left_out = run_all(tree, frozenset(adapters), snap.worktree_path, snap.commit[:12])
+        runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     for scip_index, root in indexes:
         exact, covered = ingest(scip_index, scopes, read, root)

@@ -264,7 +264,8 @@ def _symbol_info(message: pb.SymbolInformation) -> SymbolInfo:
 
 
 def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
-    """Decode a SCIP payload; occurrences with a malformed range are dropped, never guessed at."""
+    """Decode a SCIP payload; occurrences with a malformed range and documents outside the
+    project are dropped, never guessed at."""
     message = pb.Index()
     try:
         message.ParseFromString(data)
@@ -275,7 +276,9 @@ def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
     documents: list[Document] = []
     for doc in message.documents:
         if not doc.relative_path or doc.relative_path.startswith("/") or ".." in doc.relative_path.split("/"):
-            raise ScipIndexError(where, f"document path {doc.relative_path!r} is not repository-relative")
+            # A file outside the project (scip-go lists cgo output from the build cache) cannot be
+            # one of the repository's files: it is left out, never followed out of the tree.
+            continue
         occurrences: list[Occurrence] = []
         for occ in doc.occurrences:
             where_span = _occurrence_span(occ)
@@ -286,6 +289,8 @@ def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
         documents.append(
             Document(doc.relative_path, doc.language, tuple(occurrences), tuple(_symbol_info(s) for s in doc.symbols))
         )
+    if not message.HasField("metadata") and not documents:
+        raise ScipIndexError(where, "it has no metadata and no document inside the repository")
     meta = message.metadata
     encoding = meta.text_document_encoding if meta.text_document_encoding in (0, 1, 2) else 0
     return ScipIndex(

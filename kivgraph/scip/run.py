@@ -3,7 +3,8 @@
 The tree is written out (from the commit, not the working tree) to a scratch directory, with
 the working tree's installed dependencies (`node_modules`) linked in; each indexer runs there
 per project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr
-kept. A crash, a timeout or an empty index becomes an invisible scope, never a failed index.
+kept, in the background while the syntax layer parses. A crash, a timeout or an empty index
+becomes an invisible scope, never a failed index.
 """
 
 import os
@@ -12,6 +13,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,23 +189,34 @@ def unconfigured(paths: Iterable[str], languages: frozenset[Language]) -> list[I
     return scopes
 
 
-def run_all(
-    files: list[tuple[str, Callable[[], bytes]]],
-    languages: frozenset[Language],
-    worktree: str | None,
-    version: str,
-) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
-    """Run every indexer the tree needs; scratch files are removed whatever happens.
+class Analysis:
+    """The indexers of one tree, running in the background while the syntax layer parses.
 
-    Returns the runs and the scopes no indexer could be run on at all.
+    The tree is written out here, in the caller's thread (git objects are read by one thread
+    only); the indexers are separate processes, so a worker thread that waits on them leaves the
+    interpreter free. `finish` waits, removes the scratch tree, and returns the runs and the
+    scopes no indexer could be run on at all.
     """
-    paths = [p for p, _ in files]
-    wanted = projects(paths, languages)
-    left_out = unconfigured(paths, languages)
-    if not wanted:
-        return [], left_out
-    tree = materialize(files, worktree)
-    try:
-        return [run_project(project, tree, version) for project in wanted], left_out
-    finally:
-        shutil.rmtree(tree, ignore_errors=True)
+
+    def __init__(
+        self,
+        files: list[tuple[str, Callable[[], bytes]]],
+        languages: frozenset[Language],
+        worktree: str | None,
+        version: str,
+    ) -> None:
+        paths = [p for p, _ in files]
+        self.left_out = unconfigured(paths, languages)
+        wanted = projects(paths, languages)
+        self.tree = materialize(files, worktree) if wanted else None
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
+        tree = self.tree
+        self.pending = [self.pool.submit(run_project, project, tree, version) for project in wanted if tree]
+
+    def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
+        try:
+            return [future.result() for future in self.pending], self.left_out
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            if self.tree is not None:
+                shutil.rmtree(self.tree, ignore_errors=True)

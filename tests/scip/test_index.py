@@ -110,3 +110,13 @@ def test_typed_ranges_of_newer_indexers_decode_like_packed_ones():
     assert first.span == Span(8, 5, 8, 8)
     assert first.enclosing == Span(8, 0, 10, 1)
     assert second.span == Span(2, 0, 3, 4) and second.enclosing is None
+
+
+def test_documents_outside_the_project_are_left_out_not_followed():
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-go"
+    outside = message.documents.add()
+    outside.relative_path = "../../root/.cache/go-build/f2/generated.go"
+    inside = message.documents.add()
+    inside.relative_path = "pkg/a.go"
+    assert [d.path for d in load_index(message.SerializeToString()).documents] == ["pkg/a.go"]
