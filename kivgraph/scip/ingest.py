@@ -152,7 +152,11 @@ def ingest(
             column = byte - text.starts[min(start.start_line, len(text.starts) - 1)]
             found = by_name_position.get((start.start_line + 1, column))
             if found is not None:
-                definitions.setdefault(occurrence.symbol, Site(document.path, found))
+                known = definitions.get(occurrence.symbol)
+                # A stub and its module define the same symbol: the implementation is what a
+                # change breaks, so it wins over the .pyi / .d.ts whatever the document order.
+                if known is None or (_is_stub(known.path) and not _is_stub(document.path)):
+                    definitions[occurrence.symbol] = Site(document.path, found)
             elif start == Span(0, 0, 0, 0) or (start.start_line, start.start_character) == (0, 0):
                 definitions.setdefault(occurrence.symbol, Site(document.path, -1))
 
@@ -222,6 +226,10 @@ def rebase(index: ScipIndex, root: str) -> ScipIndex:
     prefix = root.rstrip("/") + "/"
     documents = tuple(replace(d, path=prefix + d.path) for d in index.documents)
     return replace(index, documents=documents)
+
+
+def _is_stub(path: str) -> bool:
+    return path.endswith((".pyi", ".d.ts"))
 
 
 def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> EdgeKind:

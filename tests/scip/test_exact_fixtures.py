@@ -1,0 +1,48 @@
+"""Per-language fixture repositories under tests/fixtures/exact/<language>/, indexed with the real
+type checker, against <language>.expected: every edge a correct indexer must produce (`+`, exact)
+and every edge it must not (`-`, at any confidence)."""
+
+import shutil
+
+import pytest
+
+from kivgraph.indexing import index_repository
+from kivgraph.model import Confidence, SymbolKind
+from tests.conftest import FIXTURES
+from tests.scip.analyzers import require
+
+EXACT = FIXTURES / "exact"
+ANALYZER = {"go": "scip-go", "typescript": "scip-typescript", "python": "scip-python"}
+
+
+def expectations(language: str) -> list[tuple[str, str, str, str]]:
+    lines = (EXACT / f"{language}.expected").read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split()) for line in lines if line.strip() and not line.startswith("#")]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("language", sorted(ANALYZER))
+def test_the_type_checker_produces_exactly_the_expected_edges(language: str, make_repo):
+    require(ANALYZER[language])
+    repo = make_repo(name=f"exact-{language}")
+    shutil.copytree(EXACT / language, repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert generation.invisible_scopes == ()
+    name = {
+        s.key: f"{s.file}:{'<module>' if s.kind is SymbolKind.MODULE else s.qualified_name}" for s in generation.symbols
+    }
+    edges = {(name[e.source], e.kind.value, name[e.target]): e.confidence for e in generation.edges}
+    missing, forbidden = [], []
+    for sign, source, kind, target in expectations(language):
+        found = edges.get((source, kind, target))
+        if sign == "+" and found is not Confidence.EXACT_TYPECHECKED:
+            missing.append(f"{source} {kind} {target} (found: {found})")
+        if sign == "-" and found is not None:
+            forbidden.append(f"{source} {kind} {target} ({found})")
+    assert not missing and not forbidden, {"missing": missing, "forbidden": forbidden}
+
+
+def test_every_expectation_file_has_its_fixture():
+    for expected in EXACT.glob("*.expected"):
+        assert (EXACT / expected.stem).is_dir()
+        assert all(sign in "+-" for sign, *_ in expectations(expected.stem))
