@@ -72,29 +72,47 @@ class Site:
     """Declaration index in its file; -1 for the module symbol."""
 
 
-def _site_roles(scopes: FileScopes, source: bytes) -> dict[int, SyntaxRole]:
+@dataclass(frozen=True, slots=True)
+class SiteRole:
+    role: SyntaxRole
+    subject: str
+    """For heritage written outside the type (`impl Trait for Type`), the declaring type's name."""
+
+
+def _site_roles(scopes: FileScopes, source: bytes) -> dict[int, SiteRole]:
     """Byte offset of each name syntax saw → the role it plays there.
 
     A path's role belongs to its last name (`a.b.run()` calls `run`); the names before it are
-    read. Adapters anchor a reference at the start of its path or at its last name; both work.
+    read. Adapters anchor a reference at the start of its path, at its last name, or (Rust
+    `crate::f`) at a qualifier; all three are read here.
     """
-    roles: dict[int, SyntaxRole] = {}
+    roles: dict[int, SiteRole] = {}
+    read = SiteRole(SyntaxRole.READ, "")
     for ref in scopes.syntax.references:
         names = [name.encode("utf-8") for name in ref.names if name]
-        offsets: list[int] = []
-        position = ref.start_byte
-        for name in names:
-            found = source.find(name, position, position + 4096)
-            if found < 0:
-                break
-            offsets.append(found)
-            position = found + len(name)
-        if len(offsets) == len(names) and offsets and offsets[0] == ref.start_byte:
-            for offset in offsets[:-1]:
-                roles.setdefault(offset, SyntaxRole.READ)
-            roles[offsets[-1]] = ref.role
-        else:
-            roles[ref.start_byte] = ref.role
+        here = SiteRole(ref.role, ref.subject)
+        start = ref.start_byte
+        if not names:
+            continue
+        if source.startswith(names[0], start) and len(names) > 1:
+            offsets: list[int] = []
+            position = start
+            for name in names:
+                found = source.find(name, position, position + 4096)
+                if found < 0:
+                    break
+                offsets.append(found)
+                position = found + len(name)
+            if len(offsets) == len(names):
+                for offset in offsets[:-1]:
+                    roles.setdefault(offset, read)
+                roles[offsets[-1]] = here
+                continue
+        if source.startswith(names[-1], start):
+            roles[start] = here
+            continue
+        found = source.find(names[-1], start, start + 4096)
+        roles[found if found >= 0 else start] = here
     return roles
 
 
@@ -183,8 +201,12 @@ def ingest(
                 continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
+            site = roles.get(byte)
             chain = scopes.enclosing(byte)
             source = scopes.keys[chain[0]] if chain else scopes.module_key
+            if site is not None and site.subject:
+                subject = scopes.heritage_subject(byte, site.subject)
+                source = scopes.keys[subject] if subject >= 0 else source
             line = start.start_line + 1
             target = definitions.get(occurrence.symbol)
             if target is None:
@@ -201,7 +223,7 @@ def ingest(
             if occurrence.roles & Role.IMPORT or line in import_lines:
                 kind = EdgeKind.REEXPORTS if import_lines.get(line) else EdgeKind.IMPORTS_SYMBOL
             else:
-                kind = ROLE_EDGE[roles.get(byte, SyntaxRole.READ)]
+                kind = ROLE_EDGE[site.role if site is not None else SyntaxRole.READ]
                 if kind in (EdgeKind.PASSES_AS_CALLBACK, EdgeKind.ASSIGNS_FUNCTION, EdgeKind.RETURNS_FUNCTION):
                     target_scopes = files[target.path]
                     if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:

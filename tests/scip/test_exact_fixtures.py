@@ -1,5 +1,5 @@
-"""Per-language fixture repositories under tests/fixtures/exact/<language>/, indexed with the real
-type checker, against <language>.expected: every edge a correct indexer must produce (`+`, exact)
+"""Per-language fixture repositories, indexed with the real type checker, against
+tests/fixtures/exact/<language>.expected: every edge a correct indexer must produce (`+`, exact)
 and every edge it must not (`-`, at any confidence)."""
 
 import shutil
@@ -12,7 +12,13 @@ from tests.conftest import FIXTURES
 from tests.scip.analyzers import require
 
 EXACT = FIXTURES / "exact"
-ANALYZER = {"go": "scip-go", "typescript": "scip-typescript", "python": "scip-python"}
+ANALYZER = {"go": "scip-go", "typescript": "scip-typescript", "python": "scip-python", "rust": "rust-analyzer"}
+TREE = {
+    "go": EXACT / "go",
+    "typescript": EXACT / "typescript",
+    "python": EXACT / "python",
+    "rust": FIXTURES / "rust" / "workspace",
+}
 
 
 def expectations(language: str) -> list[tuple[str, str, str, str]]:
@@ -24,7 +30,7 @@ def expectations(language: str) -> list[tuple[str, str, str, str]]:
 def test_the_type_checker_produces_exactly_the_expected_edges(language: str, make_repo):
     require(ANALYZER[language])
     repo = make_repo(name=f"exact-{language}")
-    shutil.copytree(EXACT / language, repo.path, dirs_exist_ok=True)
+    shutil.copytree(TREE[language], repo.path, dirs_exist_ok=True)
     repo.commit(message="fixture")
     generation = index_repository(str(repo.path), run_analyzers=True)
     assert generation.invisible_scopes == ()
@@ -43,6 +49,7 @@ def test_the_type_checker_produces_exactly_the_expected_edges(language: str, mak
 
 
 def test_every_expectation_file_has_its_fixture():
+    assert {expected.stem for expected in EXACT.glob("*.expected")} == set(TREE)
     for expected in EXACT.glob("*.expected"):
-        assert (EXACT / expected.stem).is_dir()
+        assert TREE[expected.stem].is_dir()
         assert all(sign in "+-" for sign, *_ in expectations(expected.stem))
