@@ -106,7 +106,7 @@ def test_each_indexer_runs_once_per_project_root(paths: list[str], expected: lis
     assert [(p.spec.name, p.root) for p in found] == expected
 
 
-def test_rust_workspace_calls_are_exact_with_rust_analyzer_and_impls_stay_candidates(make_repo):
+def test_rust_workspace_calls_and_trait_impls_are_exact_with_rust_analyzer(make_repo):
     require("rust-analyzer")
     from tests.conftest import FIXTURES
 
@@ -120,8 +120,10 @@ def test_rust_workspace_calls_are_exact_with_rust_analyzer_and_impls_stay_candid
     exact = [e for e in generation.edges if e.confidence is EXACT]
     assert len(exact) > 20
     assert {e.provenance.value for e in exact} == {"RUST_ANALYZER_SCIP"}
-    # rust-analyzer's index states no impl relationships: the syntax layer's stand, as candidates.
-    assert any(e.kind is EdgeKind.IMPLEMENTS and e.confidence is Confidence.CANDIDATE for e in generation.edges)
+    # rust-analyzer states no relationships; the trait named in `impl Priced for Item` is a checked
+    # reference, attributed to Item, so the impl edge is exact and the syntax candidate gives way.
+    implements = {(e.confidence, e.file) for e in generation.edges if e.kind is EdgeKind.IMPLEMENTS}
+    assert implements == {(EXACT, "core_lib/src/model.rs")}
 
 
 def test_typescript_without_a_tsconfig_is_an_invisible_scope_and_keeps_candidates(make_repo):
