@@ -5,7 +5,9 @@ writes the blob, the notes tree (in git's fan-out layout once notes are many) an
 commit itself, because `create_note` only takes text. Knows nothing of CBOR: it stores bytes.
 """
 
+import random
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -21,7 +23,8 @@ from kivgraph.errors import (
 NOTES_REF = "refs/notes/kivgraph"
 FANOUT_THRESHOLD = 256
 """Above this many notes, entries are written as `ab/cdef…` as git itself does."""
-UPDATE_ATTEMPTS = 5
+UPDATE_ATTEMPTS = 40
+"""Compare-and-swap retries before giving up; each lost race backs off a little, with jitter."""
 
 
 def open_repository(path: str) -> pygit2.Repository:
@@ -128,7 +131,7 @@ class NotesStore:
 
     def _update(self, change: Callable[[dict[str, str]], object], message: str, extra: list[str] | None = None) -> str:
         """Rebuild the notes tree with `change` applied and move the ref only if nobody moved it."""
-        for _ in range(UPDATE_ATTEMPTS):
+        for attempt in range(UPDATE_ATTEMPTS):
             tip = self._tip()
             notes = {n.commit: n.blob for n in self.entries()}
             change(notes)
@@ -148,6 +151,7 @@ class NotesStore:
             )
             if done.returncode == 0:
                 return str(new)
+            time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
         raise NotesError(f"{self.ref} kept moving under concurrent writers; the note was not written, retry.")
 
     def _build_tree(self, notes: dict[str, str]) -> pygit2.Oid:
