@@ -134,16 +134,7 @@ def locate(spec: AnalyzerSpec) -> Located:
 
 def _version(path: str) -> tuple[str, str]:
     try:
-        done = subprocess.run(
-            [path, "--version"],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=VERSION_TIMEOUT_SECONDS,
-            env=analyzer_environment(),
-            check=False,
-        )
+        done = run_tool([path, "--version"], None, VERSION_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
         return "", f"`{path} --version` did not answer within {VERSION_TIMEOUT_SECONDS}s"
     except OSError as err:
@@ -170,3 +161,21 @@ SCRUBBED_VARIABLES = frozenset({"OUTPUT", "MODULE_VERSION", "MODULE_NAME", "VERS
 def analyzer_environment() -> dict[str, str]:
     """The environment analyzers run in: ours, less variables that would silently change them."""
     return {key: value for key, value in os.environ.items() if key not in SCRUBBED_VARIABLES}
+
+
+def run_tool(args: list[str], cwd: Path | None, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run an analyzer (or its toolchain) in the analyzer environment, output captured as text.
+
+    Raises subprocess.TimeoutExpired and OSError for the caller to turn into its own words.
+    """
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=timeout,
+        env=analyzer_environment(),
+        check=False,
+    )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kivgraph.model import InvisibleScope, Language
-from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_environment, analyzer_for, locate
+from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
 from kivgraph.scip.index import ScipIndex, ScipIndexError, load_index
 
 ANALYZER_TIMEOUT_SECONDS = float(os.environ.get("KIVGRAPH_ANALYZER_TIMEOUT", "900"))
@@ -126,17 +126,7 @@ def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
         (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
     output = tree.parent / f"{tree.name}-{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        done = subprocess.run(
-            command(project, found.path, output, version),
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=ANALYZER_TIMEOUT_SECONDS,
-            env=analyzer_environment(),
-            check=False,
-        )
+        done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
         return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
     except OSError as err:
@@ -158,17 +148,7 @@ def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
 def _go_dependencies(module: Path) -> str:
     """ "" when every dependency of the module is available; else why not (first error line)."""
     try:
-        done = subprocess.run(
-            ["go", "mod", "download"],
-            cwd=module,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=ANALYZER_TIMEOUT_SECONDS,
-            env=analyzer_environment(),
-            check=False,
-        )
+        done = run_tool(["go", "mod", "download"], module, ANALYZER_TIMEOUT_SECONDS)
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
     if done.returncode == 0:
