@@ -114,14 +114,14 @@ def parse_symbol(symbol: str) -> ScipSymbol | None:
     return ScipSymbol(fields[0], fields[1], fields[2], fields[3], descriptors)
 
 
-def _space_field(text: str, start: int) -> tuple[str | None, int]:
-    """One space-terminated field; a doubled space is an escaped space."""
+def _escaped(text: str, start: int, delimiter: str) -> tuple[str | None, int]:
+    """Text up to `delimiter` (a doubled delimiter stands for itself); None when it never closes."""
     out: list[str] = []
     i = start
     while i < len(text):
-        if text[i] == " ":
-            if i + 1 < len(text) and text[i + 1] == " ":
-                out.append(" ")
+        if text[i] == delimiter:
+            if text.startswith(delimiter, i + 1):
+                out.append(delimiter)
                 i += 2
                 continue
             return "".join(out), i + 1
@@ -130,20 +130,14 @@ def _space_field(text: str, start: int) -> tuple[str | None, int]:
     return None, i
 
 
+def _space_field(text: str, start: int) -> tuple[str | None, int]:
+    """One space-terminated field; a doubled space is an escaped space."""
+    return _escaped(text, start, " ")
+
+
 def _identifier(text: str, start: int) -> tuple[str | None, int]:
     if start < len(text) and text[start] == "`":
-        out: list[str] = []
-        i = start + 1
-        while i < len(text):
-            if text[i] == "`":
-                if i + 1 < len(text) and text[i + 1] == "`":
-                    out.append("`")
-                    i += 2
-                    continue
-                return "".join(out), i + 1
-            out.append(text[i])
-            i += 1
-        return None, i
+        return _escaped(text, start + 1, "`")
     i = start
     while i < len(text) and (text[i].isalnum() or text[i] in "_+-$"):
         i += 1

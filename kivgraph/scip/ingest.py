@@ -23,7 +23,7 @@ from kivgraph.model import (
     SymbolKind,
     Unresolved,
 )
-from kivgraph.scip.index import Role, ScipIndex, Span, TextEncoding, is_local, parse_symbol
+from kivgraph.scip.index import Role, ScipIndex, TextEncoding, is_local, parse_symbol
 
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
 HERITAGE_EDGES = frozenset({EdgeKind.IMPLEMENTS, EdgeKind.EXTENDS, EdgeKind.EMBEDS})
@@ -175,7 +175,7 @@ def ingest(
                 # change breaks, so it wins over the .pyi / .d.ts whatever the document order.
                 if known is None or (_is_stub(known.path) and not _is_stub(document.path)):
                     definitions[occurrence.symbol] = Site(document.path, found)
-            elif start == Span(0, 0, 0, 0) or (start.start_line, start.start_character) == (0, 0):
+            elif (start.start_line, start.start_character) == (0, 0):  # the file's own module
                 definitions.setdefault(occurrence.symbol, Site(document.path, -1))
 
     def key(site: Site) -> str:

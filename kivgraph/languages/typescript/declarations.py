@@ -105,21 +105,26 @@ class Declarations(DraftBook):
         draft.bodiless = body is None
 
     def class_declaration(self, node: ts.Node) -> None:
+        found = self.type_with_body(node, SymbolKind.CLASS)
+        if found is not None and found[1] is not None:
+            self.class_members(found[1], found[0])
+
+    def type_with_body(self, node: ts.Node, kind: SymbolKind) -> tuple[Draft, ts.Node | None] | None:
+        """A named class or interface: its draft (signature cut at the body) and its body."""
         name_node = node.child_by_field_name("name")
         if name_node is None:
-            return
+            return None
         body = node.child_by_field_name("body")
         draft = self.draft(
             self.text(name_node),
-            SymbolKind.CLASS,
+            kind,
             node,
             name_node,
             outer=self.outer(node),
             cut=body.start_byte if body is not None else None,
         )
         draft.opens_scope = True
-        if body is not None:
-            self.class_members(body, draft)
+        return draft, body
 
     def class_members(self, body: ts.Node, owner: Draft) -> None:
         decorated: ts.Node | None = None
@@ -227,21 +232,9 @@ class Declarations(DraftBook):
         draft.private = private or name.startswith("#")
 
     def interface(self, node: ts.Node) -> None:
-        name_node = node.child_by_field_name("name")
-        if name_node is None:
-            return
-        body = node.child_by_field_name("body")
-        draft = self.draft(
-            self.text(name_node),
-            SymbolKind.INTERFACE,
-            node,
-            name_node,
-            outer=self.outer(node),
-            cut=body.start_byte if body is not None else None,
-        )
-        draft.opens_scope = True
-        if body is not None:
-            self.signature_members(body)
+        found = self.type_with_body(node, SymbolKind.INTERFACE)
+        if found is not None and found[1] is not None:
+            self.signature_members(found[1])
 
     def signature_members(self, body: ts.Node) -> None:
         """Members of an interface body or of an object type literal."""
