@@ -9,6 +9,7 @@ files an index covers, these facts replace the fallback resolver's CANDIDATE one
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from kivgraph.languages.resolve import ROLE_EDGE, Facts
 from kivgraph.languages.scopes import FileScopes
@@ -23,7 +24,8 @@ from kivgraph.model import (
     SymbolKind,
     Unresolved,
 )
-from kivgraph.scip.index import Role, ScipIndex, TextEncoding, is_local, parse_symbol
+from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
+from kivgraph.scip.index import Role, ScipIndex, Suffix, TextEncoding, is_local, parse_symbol
 
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
 HERITAGE_EDGES = frozenset({EdgeKind.IMPLEMENTS, EdgeKind.EXTENDS, EdgeKind.EMBEDS})
@@ -134,13 +136,21 @@ def provenance_of(index: ScipIndex) -> Provenance:
     return PROVENANCE_OF_TOOL.get(index.tool, Provenance.SCIP_EXTERNAL)
 
 
+class Ingested(NamedTuple):
+    facts: Facts
+    covered: frozenset[str]
+    """The files the index speaks for."""
+    resolved: frozenset[tuple[str, int, str]]
+    """(path, line, name) of every use the type checker resolved, to retire the blind spots it cleared."""
+
+
 def ingest(
     index: ScipIndex,
     files: dict[str, FileScopes],
     read: Callable[[str], bytes | None],
     root: str = "",
-) -> tuple[Facts, frozenset[str]]:
-    """Exact facts from one SCIP index, and the set of files they now speak for.
+) -> Ingested:
+    """Exact facts from one SCIP index, the files they now speak for and the uses it resolved.
 
     `root` is the repository-relative directory the indexer ran in; its document paths are
     relative to it.
@@ -178,17 +188,20 @@ def ingest(
             elif (start.start_line, start.start_character) == (0, 0):  # the file's own module
                 definitions.setdefault(occurrence.symbol, Site(document.path, -1))
 
+    targets = Targets(files, read, definitions)
+
     def key(site: Site) -> str:
         scopes = files[site.path]
         return scopes.module_key if site.index < 0 else scopes.keys[site.index]
 
     facts = Facts([], [], [])
     seen: set[tuple[str, str, EdgeKind, int]] = set()
+    resolved: set[tuple[str, int, str]] = set()
 
-    def edge(source: str, target: str, kind: EdgeKind, path: str, line: int) -> None:
+    def edge(source: str, target: str, kind: EdgeKind, path: str, line: int, confidence: Confidence) -> None:
         if (source, target, kind, line) not in seen:
             seen.add((source, target, kind, line))
-            facts.edges.append(Edge(source, target, kind, Confidence.EXACT_TYPECHECKED, provenance, path, line))
+            facts.edges.append(Edge(source, target, kind, confidence, provenance, path, line))
 
     for document in index.documents:
         if document.path not in covered:
@@ -208,11 +221,13 @@ def ingest(
                 subject = scopes.heritage_subject(byte, site.subject)
                 source = scopes.keys[subject] if subject >= 0 else source
             line = start.start_line + 1
-            target = definitions.get(occurrence.symbol)
-            if target is None:
+            parsed = parse_symbol(occurrence.symbol)
+            if parsed is not None and parsed.descriptors:
+                resolved.add((document.path, line, parsed.name))
+            found = targets.find(occurrence.symbol)
+            if found is None:
                 if occurrence.symbol in defined_here:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
-                parsed = parse_symbol(occurrence.symbol)
                 if parsed is not None and parsed.descriptors:
                     symbol_path = ".".join(d.name for d in parsed.descriptors)
                     facts.external_references.append(
@@ -220,6 +235,7 @@ def ingest(
                                           parsed.manager, parsed.version, provenance)
                     )  # fmt: skip
                 continue
+            target, confidence = found
             if occurrence.roles & Role.IMPORT or line in import_lines:
                 kind = EdgeKind.REEXPORTS if import_lines.get(line) else EdgeKind.IMPORTS_SYMBOL
             else:
@@ -228,19 +244,106 @@ def ingest(
                     target_scopes = files[target.path]
                     if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
                         kind = EdgeKind.REFERENCES
-            edge(source, key(target), kind, document.path, line)
+            edge(source, key(target), kind, document.path, line, confidence)
         for info in document.symbols:
             site = definitions.get(info.symbol)
             if site is None:
                 continue
             for relation in info.relationships:
-                other = definitions.get(relation.symbol)
-                if other is None or not relation.is_implementation:
+                found = targets.find(relation.symbol) if relation.is_implementation else None
+                if found is None:
                     continue
+                other, confidence = found
                 kind = _relation_kind(files, site, other)
                 line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
-                edge(key(site), key(other), kind, site.path, line)
-    return facts, frozenset(covered)
+                edge(key(site), key(other), kind, site.path, line, confidence)
+    return Ingested(facts, frozenset(covered), frozenset(resolved))
+
+
+class Targets:
+    """Where in our tree the declaration a SCIP symbol names lives, and how that is known.
+
+    An index defines most of the symbols it references. A declaration file it did not index
+    (a `.d.ts` reached through `paths` or a workspace link) is still named by the file path its
+    symbols begin with, and the rest of the symbol is the qualified name within that file. A
+    `.d.ts` emitted with a declaration map leads on to the source declaration it was compiled
+    from (EXACT_DECLARATION_MAPPED): that, not the generated file, is what a change breaks.
+    """
+
+    def __init__(self, files: dict[str, FileScopes], read: Callable[[str], bytes | None],
+                 definitions: dict[str, Site]) -> None:  # fmt: skip
+        self.files, self.read, self.definitions = files, read, definitions
+        self.names: dict[str, dict[str, int]] = {}
+        self.maps: dict[str, DeclarationMap | None] = {}
+        self.found: dict[str, tuple[Site, Confidence] | None] = {}
+
+    def find(self, symbol: str) -> tuple[Site, Confidence] | None:
+        if symbol not in self.found:
+            site = self.definitions.get(symbol) or self._by_path(symbol)
+            mapped = self._mapped(site) if site is not None else None
+            self.found[symbol] = (
+                (mapped, Confidence.EXACT_DECLARATION_MAPPED) if mapped is not None
+                else (site, Confidence.EXACT_TYPECHECKED) if site is not None
+                else None
+            )  # fmt: skip
+        return self.found[symbol]
+
+    def _by_path(self, symbol: str) -> Site | None:
+        parsed = parse_symbol(symbol)
+        if parsed is None:
+            return None
+        path = ""
+        for at, descriptor in enumerate(parsed.descriptors):
+            if descriptor.suffix is not Suffix.NAMESPACE:
+                return None
+            path = f"{path}/{descriptor.name}" if path else descriptor.name
+            if path in self.files:
+                rest = parsed.descriptors[at + 1 :]
+                if not rest:
+                    return Site(path, -1)
+                qualified = ".".join("constructor" if d.name == "<constructor>" else d.name for d in rest)
+                found = self._names(path).get(qualified)
+                return Site(path, found) if found is not None else None
+        return None
+
+    def _names(self, path: str) -> dict[str, int]:
+        if path not in self.names:
+            names: dict[str, int] = {}
+            for i, name in enumerate(self.files[path].qualified_names):
+                names.setdefault(name, i)  # overloads share a name; the first stands for all
+            self.names[path] = names
+        return self.names[path]
+
+    def _map(self, path: str) -> DeclarationMap | None:
+        if path not in self.maps:
+            data = self.read(path + ".map") if path.endswith(".d.ts") else None
+            try:
+                self.maps[path] = DeclarationMap.parse(data, path + ".map") if data is not None else None
+            except SourceMapError:
+                self.maps[path] = None  # an unreadable map leaves the declaration file as the target
+        return self.maps[path]
+
+    def _mapped(self, site: Site) -> Site | None:
+        """The source declaration a `.d.ts` declaration was emitted from, when a map says so."""
+        declaration_map = self._map(site.path)
+        if declaration_map is None:
+            return None
+        if site.index < 0:
+            origin = next((o for line in declaration_map.lines for _, o in line), None)
+            return Site(origin.path, -1) if origin is not None and origin.path in self.files else None
+        declaration = self.files[site.path].syntax.declarations[site.index]
+        origin = declaration_map.origin(declaration.name_line - 1, declaration.name_column)
+        source = self.files.get(origin.path) if origin is not None else None
+        if origin is None or source is None:
+            return None
+        same_line = [
+            i
+            for i, d in enumerate(source.syntax.declarations)
+            if d.name_line == origin.line + 1 and d.name == declaration.name
+        ]
+        exact = [i for i in same_line if source.syntax.declarations[i].name_column == origin.column]
+        chosen = exact or same_line
+        return Site(origin.path, chosen[0]) if chosen else None
 
 
 def rebase(index: ScipIndex, root: str) -> ScipIndex:
@@ -269,12 +372,15 @@ def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> Edg
     return EdgeKind.OVERRIDES if source_kind in CALLABLE_KINDS else EdgeKind.EXTENDS
 
 
-def replace_covered(syntax: Facts, exact: Facts, covered: frozenset[str]) -> Facts:
+def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
     """The fallback's facts for files an index does not cover, the index's facts for those it does.
 
     Structure (METHOD_OF) and syntax problems stay whatever the source: a type checker does not
-    restate them.
+    restate them. A blind spot of the fallback (a receiver of unknown type, an ambiguous name)
+    stays unless the type checker resolved a use of that name on that line: where both failed,
+    the answer must still say so.
     """
+    exact, covered = ingested.facts, ingested.covered
     exact_pairs = {(e.source, e.target) for e in exact.edges}
     kept_edges = [
         e
@@ -286,5 +392,15 @@ def replace_covered(syntax: Facts, exact: Facts, covered: frozenset[str]) -> Fac
         or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
     ]
     kept_external = [x for x in syntax.external_references if x.file not in covered]
-    kept_unresolved: list[Unresolved] = [u for u in syntax.unresolved if u.file not in covered]
+    kept_unresolved: list[Unresolved] = [
+        u
+        for u in syntax.unresolved
+        if u.file not in covered or (u.file, u.line, _last_name(u.requested_symbol)) not in ingested.resolved
+    ]
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, kept_unresolved)
+
+
+def _last_name(symbol: str) -> str:
+    for separator in ("::", "."):
+        symbol = symbol.rpartition(separator)[2]
+    return symbol
