@@ -81,6 +81,9 @@ class Snapshot:
     files: list[TreeFile] = field(default_factory=list[TreeFile])
     worktree_path: str | None = None
     """The repository's working tree, where installed dependencies (node_modules) live."""
+    worktree_matches: bool = False
+    """The working tree holds exactly these files (clean at this commit, or --worktree itself),
+    so analyzers can run there rather than on a copy."""
 
 
 def repository_name(repo: pygit2.Repository) -> str:
@@ -110,15 +113,28 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
         if not repo.workdir:
             raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
         commit = "" if repo.head_is_unborn else str(repo.head.target)
-        snap = Snapshot(name, remote_url, commit, "", True, worktree_path=repo.workdir)
+        snap = Snapshot(name, remote_url, commit, "", True, worktree_path=repo.workdir, worktree_matches=True)
         snap.files = list(_worktree_files(repo))
         return snap
     if repo.head_is_unborn and revision in ("HEAD", "@"):
         raise EmptyRepositoryError(repo.workdir or repo.path)
     commit = resolve_commit(repo, revision)
     snap = Snapshot(name, remote_url, str(commit.id), str(commit.tree_id), False, worktree_path=repo.workdir or None)
+    snap.worktree_matches = bool(repo.workdir) and _clean_at(repo, commit.id)
     snap.files = list(_tree_files(repo, commit.tree, ""))
     return snap
+
+
+def _clean_at(repo: pygit2.Repository, commit: pygit2.Oid) -> bool:
+    """Whether the working tree is checked out at `commit` with no tracked file changed.
+
+    Untracked and ignored files (installed dependencies, build output) do not count: they are
+    what an analyzer running in place is there to find.
+    """
+    if repo.head_is_unborn or repo.head.target != commit:
+        return False
+    status: dict[str, int] = repo.status(untracked_files="no")
+    return all(flags == pygit2.enums.FileStatus.CURRENT for flags in status.values())
 
 
 def _tree_files(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[TreeFile]:
@@ -204,7 +220,9 @@ def index_snapshot(
     analysis: Analysis | None = None
     if run_analyzers:
         tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
-        analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12])
+        analysis = Analysis(
+            tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12], snap.worktree_matches
+        )
     try:
         generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis)
     finally:
@@ -262,8 +280,7 @@ def _index_parsed(
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     for scip_index, root in indexes:
-        exact, covered = ingest(scip_index, scopes, read, root)
-        facts = replace_covered(facts, exact, covered)
+        facts = replace_covered(facts, ingest(scip_index, scopes, read, root))
     if progress is not None:
         progress("resolve", 1, 1)
 

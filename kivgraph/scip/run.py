@@ -1,10 +1,12 @@
 """Running the SCIP indexers over a tree: where each one runs, with what, and what became of it.
 
-The tree is written out (from the commit, not the working tree) to a scratch directory, with
-the working tree's installed dependencies (`node_modules`) linked in; each indexer runs there
-per project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr
-kept, in the background while the syntax layer parses. A crash, a timeout or an empty index
-becomes an invisible scope, never a failed index.
+Indexers run where the indexed files are: in the working tree itself when it holds exactly the
+indexed commit (that is where installed dependencies live), else on the commit's tree written
+out to a scratch directory with the working tree's `node_modules` linked in. Each runs per
+project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr kept,
+in the background while the syntax layer parses, and writes nothing into the tree but what its
+language's own build would (rust-analyzer runs build scripts into `target/`). A crash, a timeout
+or an empty index becomes an invisible scope, never a failed index.
 """
 
 import os
@@ -13,7 +15,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,9 +71,9 @@ def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Proje
     return found
 
 
-def materialize(files: Iterable[tuple[str, Callable[[], bytes]]], worktree: str | None) -> Path:
-    """Write the tree to a scratch directory; link the working tree's node_modules into it."""
-    root = Path(tempfile.mkdtemp(prefix="kivgraph-tree-"))
+def materialize(files: Iterable[tuple[str, Callable[[], bytes]]], worktree: str | None, root: Path) -> Path:
+    """Write the tree to `root`; link the working tree's node_modules into it."""
+    root.mkdir(parents=True)
     for path, read in files:
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +102,7 @@ def command(project: Project, binary: str, output: Path, version: str) -> list[s
     return [binary, "scip", ".", "--output", str(output)]
 
 
-def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
+def run_project(project: Project, tree: Path, outputs: Path, version: str, in_place: bool) -> AnalyzerRun:
     started = time.monotonic()
     where = project.root or "."
 
@@ -120,11 +122,11 @@ def run_project(project: Project, tree: Path, version: str) -> AnalyzerRun:
         if problem:
             warnings.append(InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
                                            f"go mod download: {problem}"))  # fmt: skip
-    if project.spec.name == "scip-python" and not (cwd / "pyrightconfig.json").exists():
+    if project.spec.name == "scip-python" and not in_place and not (cwd / "pyrightconfig.json").exists():
         # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
         # here keeps a stray config above the scratch directory from redirecting it.
         (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
-    output = tree.parent / f"{tree.name}-{project.spec.name}-{abs(hash(project.root))}.scip"
+    output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
         done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
@@ -172,10 +174,11 @@ def unconfigured(paths: Iterable[str], languages: frozenset[Language]) -> list[I
 class Analysis:
     """The indexers of one tree, running in the background while the syntax layer parses.
 
-    The tree is written out here, in the caller's thread (git objects are read by one thread
-    only); the indexers are separate processes, so a worker thread that waits on them leaves the
-    interpreter free. `finish` waits, removes the scratch tree, and returns the runs and the
-    scopes no indexer could be run on at all.
+    With `in_place` (a working tree that holds exactly the indexed files) they run there;
+    otherwise the tree is written out here, in the caller's thread (git objects are read by one
+    thread only). The indexers are separate processes, so a worker thread that waits on them
+    leaves the interpreter free. `finish` waits, removes what was written, and returns the runs
+    and the scopes no indexer could be run on at all.
     """
 
     def __init__(
@@ -184,19 +187,25 @@ class Analysis:
         languages: frozenset[Language],
         worktree: str | None,
         version: str,
+        in_place: bool = False,
     ) -> None:
         paths = [p for p, _ in files]
         self.left_out = unconfigured(paths, languages)
         wanted = projects(paths, languages)
-        self.tree = materialize(files, worktree) if wanted else None
+        self.in_place = bool(in_place and worktree)
+        self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
-        tree = self.tree
-        self.pending = [self.pool.submit(run_project, project, tree, version) for project in wanted if tree]
+        self.pending: list[Future[AnalyzerRun]] = []
+        if self.scratch is None:
+            return
+        tree = Path(worktree) if self.in_place and worktree else materialize(files, worktree, self.scratch / "tree")
+        for project in wanted:
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, self.in_place))
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:
             return [future.result() for future in self.pending], self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)
-            if self.tree is not None:
-                shutil.rmtree(self.tree, ignore_errors=True)
+            if self.scratch is not None:
+                shutil.rmtree(self.scratch, ignore_errors=True)

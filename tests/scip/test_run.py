@@ -145,3 +145,55 @@ def test_a_go_module_whose_dependencies_cannot_be_fetched_says_so(make_repo, mon
     assert "MODULE_DEPENDENCIES_MISSING" in reasons
     [missing] = [s for s in generation.invisible_scopes if s.reason == "MODULE_DEPENDENCIES_MISSING"]
     assert "example.invalid/nothing" in missing.detail
+
+
+def test_a_blind_spot_the_type_checker_could_not_clear_either_stays(make_repo):
+    require("scip-python")
+    repo = make_repo(
+        {
+            "pets.py": (
+                "class Dog:\n    def speak(self):\n        return 'woof'\n\n\n"
+                "class Robot:\n    def speak(self):\n        return 'beep'\n\n\n"
+                "def untyped(x):\n    return x.speak()\n\n\n"
+                "def typed(d: Dog):\n    return d.speak()\n"
+            ),
+        }
+    )
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    blind = {(u.reason, u.line, u.requested_symbol) for u in generation.unresolved}
+    assert ("RECEIVER_TYPE_UNKNOWN", 12, "speak") in blind  # pyright cannot type `x` either
+    assert not any(line == 16 for _, line, _ in blind)  # `d: Dog` resolved it exactly
+    assert ("typed", EdgeKind.CALLS_DIRECT, "Dog.speak", Confidence.EXACT_TYPECHECKED) in named_edges(generation)
+
+
+PYTHON_CALLS = {
+    "lib.py": "def helper():\n    return 1\n",
+    "app.py": "from lib import helper\n\n\ndef run():\n    return helper()\n",
+}
+
+
+def recording(tmp_path: Path, real: str) -> tuple[str, Path]:
+    """A wrapper around a real analyzer that notes the directory it ran in."""
+    log = tmp_path / "cwd.log"
+    return executable(tmp_path / "scip-python", f'pwd >> "{log}"\nexec "{real}" "$@"'), log
+
+
+def test_a_clean_working_tree_at_the_commit_is_analyzed_in_place_and_left_untouched(make_repo, tmp_path, monkeypatch):
+    wrapper, log = recording(tmp_path, require("scip-python"))
+    monkeypatch.setenv("KIVGRAPH_SCIP_PYTHON", wrapper)
+    repo = make_repo(PYTHON_CALLS)
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", EXACT) in named_edges(generation)
+    assert Path(log.read_text().split()[-1]).resolve() == repo.path.resolve()
+    assert repo.git("status", "--porcelain", "--ignored") == ""  # no config, no index left behind
+
+
+def test_a_dirty_working_tree_is_not_what_gets_analyzed(make_repo, tmp_path, monkeypatch):
+    wrapper, log = recording(tmp_path, require("scip-python"))
+    monkeypatch.setenv("KIVGRAPH_SCIP_PYTHON", wrapper)
+    repo = make_repo(PYTHON_CALLS)
+    (repo.path / "app.py").write_text("def run():\n    return 2\n", encoding="utf-8")
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", EXACT) in named_edges(generation)  # the commit's code
+    assert Path(log.read_text().split()[-1]).resolve() != repo.path.resolve()
+    assert repo.git("status", "--porcelain").split() == ["M", "app.py"]
