@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 
 import pygit2
 
@@ -186,6 +187,24 @@ def _worktree_files(repo: pygit2.Repository) -> Iterator[TreeFile]:
         with open(full, "rb") as handle:
             data = handle.read()
         yield TreeFile(path, size, str(pygit2.hash(data)), False, lambda data=data: data)
+
+
+def directory_files(root: Path) -> Iterator[TreeFile]:
+    """The files under a plain directory (not a repository): what a derived generation is made of.
+
+    Build output (`target/`) and installed dependencies are left out, and so are symlinks.
+    """
+    for directory, names, files in os.walk(root):
+        names[:] = sorted(n for n in names if n not in SKIPPED_DIRECTORIES and n != "target")
+        for name in sorted(files):
+            full = Path(directory) / name
+            path = full.relative_to(root).as_posix()
+            if full.is_symlink():
+                yield TreeFile(path, 0, "", True, lambda: b"")
+                continue
+            size = full.stat().st_size
+            digest = str(pygit2.hashfile(str(full))) if size <= MAX_FILE_BYTES else ""
+            yield TreeFile(path, size, digest, False, full.read_bytes)
 
 
 def index_snapshot(

@@ -260,6 +260,22 @@ def ingest(
     return Ingested(facts, frozenset(covered), frozenset(resolved))
 
 
+RUST_LIBRARY_URL = "https://github.com/rust-lang/rust/library/"
+
+
+def rust_library_alias(symbol: str) -> str:
+    """The standard library's other spelling of a symbol, or "".
+
+    rust-analyzer names a standard-library crate `core 0.0.0` from inside the library's own
+    workspace and `core https://github.com/rust-lang/rust/library/core` where it loaded the
+    toolchain's copy (its tests, build scripts, and every other project): one declaration.
+    """
+    fields = symbol.split(" ", 4)
+    if len(fields) < 5 or fields[0] != "rust-analyzer" or fields[3] != RUST_LIBRARY_URL + fields[2]:
+        return ""
+    return " ".join((*fields[:3], "0.0.0", fields[4]))
+
+
 class Targets:
     """Where in our tree the declaration a SCIP symbol names lives, and how that is known.
 
@@ -279,7 +295,11 @@ class Targets:
 
     def find(self, symbol: str) -> tuple[Site, Confidence] | None:
         if symbol not in self.found:
-            site = self.definitions.get(symbol) or self._by_path(symbol)
+            site = (
+                self.definitions.get(symbol)
+                or self.definitions.get(rust_library_alias(symbol))
+                or self._by_path(symbol)
+            )
             mapped = self._mapped(site) if site is not None else None
             self.found[symbol] = (
                 (mapped, Confidence.EXACT_DECLARATION_MAPPED) if mapped is not None
