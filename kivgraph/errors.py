@@ -90,3 +90,46 @@ class PathOutsideRepositoryError(KivgraphError):
     def __init__(self, path: str) -> None:
         self.path = path
         super().__init__(f"{path!r} leaves the repository; paths must be repository-relative and stay inside it.")
+
+
+# -- query errors: the codes MCP tool results and `kivgraph query` start their text with --------
+
+
+class SymbolNotFoundError(KivgraphError):
+    code = "SYMBOL_NOT_FOUND"
+
+
+class AmbiguousSymbolError(KivgraphError):
+    code = "AMBIGUOUS_SYMBOL"
+
+
+class RepositoryNotFoundError(KivgraphError):
+    code = "REPOSITORY_NOT_FOUND"
+
+
+class CursorInvalidError(KivgraphError):
+    code = "CURSOR_INVALID"
+
+
+class CursorSnapshotExpiredError(KivgraphError):
+    code = "CURSOR_SNAPSHOT_EXPIRED"
+
+
+class SnapshotUnavailableError(KivgraphError):
+    code = "SNAPSHOT_UNAVAILABLE"
+
+
+class IndexNotReadyError(KivgraphError):
+    code = "INDEX_NOT_READY"
+
+
+class PermissionRequiredError(KivgraphError):
+    code = "PERMISSION_REQUIRED"
+
+
+class PermissionDeniedError(KivgraphError):
+    code = "PERMISSION_DENIED"
+
+
+class IndexingFailedError(KivgraphError):
+    code = "INDEXING_FAILED"

@@ -118,13 +118,22 @@ def candidates(spec: AnalyzerSpec) -> list[tuple[str, str]]:
     return found
 
 
-def locate(spec: AnalyzerSpec) -> Located:
-    """The first candidate that exists, with the version it reports."""
+def locate(spec: AnalyzerSpec, probe: bool = True) -> Located:
+    """The first candidate that exists, with the version it reports.
+
+    Without `probe` the binary is not asked its version (half a second for the node-based
+    indexers): an index states the version of the tool that wrote it.
+    """
     for where, path in candidates(spec):
         if not os.path.isfile(path):
             if where == spec.env_var:
                 return Located(spec, path, "", f"{spec.env_var} points at {path}, which does not exist")
             continue
+        if not probe:
+            usable = os.access(path, os.X_OK)
+            return Located(
+                spec, path, "", "" if usable else f"`{path}` is not executable; reinstall with {spec.install}"
+            )
         version, problem = _version(path)
         if problem:
             problem = f"{problem}; install a working one with {spec.install}"

@@ -7,6 +7,7 @@ payload that is not a SCIP index is a `ScipIndexError` naming where it came from
 
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
+from functools import lru_cache
 
 from google.protobuf.message import DecodeError
 
@@ -97,6 +98,7 @@ def is_local(symbol: str) -> bool:
     return symbol.startswith("local ")
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_symbol(symbol: str) -> ScipSymbol | None:
     """Parse a global symbol; None for a local one or a string that breaks the grammar."""
     if not symbol or is_local(symbol):

@@ -111,7 +111,7 @@ def run_project(project: Project, tree: Path, outputs: Path, version: str, in_pl
         return AnalyzerRun(project, None, time.monotonic() - started, (*warnings, scope))
 
     warnings: list[InvisibleScope] = []
-    found = locate(project.spec)
+    found = locate(project.spec, probe=False)
     if not found.usable:
         return invisible("ANALYZER_UNAVAILABLE", found.problem)
     cwd = tree / project.root
