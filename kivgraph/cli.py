@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -341,6 +341,79 @@ def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
             "path": found.path if found.usable else "", "detail": detail,
         })  # fmt: skip
     return rows
+
+
+def _sources(repos: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
+    """(repositories read from notes, generation files with their working tree).
+
+    With generation files and a single --repo, that repository is the files' working tree (what
+    get_source reads); without files, every --repo (default: the current directory) is read from notes.
+    """
+    if not files:
+        return list(repos) or ["."], []
+    if len(repos) == 1:
+        return [], [(f, repos[0]) for f in files]
+    return list(repos), [(f, "") for f in files]
+
+
+@cli.command()
+@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
+              help="Repository to serve (repeatable; default: the current directory).")  # fmt: skip
+@click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Serve a generation file (repeatable): a CI artifact, the derived rust: library.")  # fmt: skip
+def serve(repos: tuple[str, ...], generation_files: tuple[str, ...]) -> None:
+    """Serve the graph over MCP (stdio): the generation matching HEAD of each repository."""
+    from kivgraph.server import serve as run_server  # the MCP SDK costs half a second to import
+
+    run_server(*_sources(repos, generation_files))
+
+
+@cli.command()
+@click.argument("tool_name", metavar="TOOL")
+@click.option("--json", "arguments", help="The tool's arguments as one JSON object.")
+@click.option("--arg", "pairs", multiple=True, metavar="NAME=VALUE",
+              help="One argument (repeatable); VALUE is read as JSON when it parses, else as a string.")  # fmt: skip
+@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
+              help="Repository to query (repeatable; default: the current directory).")  # fmt: skip
+@click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help="Query a generation file (repeatable).")  # fmt: skip
+def query(
+    tool_name: str, arguments: str | None, pairs: tuple[str, ...], repos: tuple[str, ...],
+    generation_files: tuple[str, ...],
+) -> None:  # fmt: skip
+    """Run one MCP tool from the shell and print the same answer (JSON, or text for get_source)."""
+    from kivgraph.graph.catalog import Catalog, run_tool
+    from kivgraph.graph.tools import TOOL_BY_NAME
+
+    tool = TOOL_BY_NAME.get(tool_name)
+    if tool is None:
+        raise InvalidArgumentError(f'unknown tool "{tool_name}"; choose from {", ".join(sorted(TOOL_BY_NAME))}.')
+    args: dict[str, Any] = {}
+    if arguments:
+        try:
+            parsed = json.loads(arguments)
+        except ValueError as err:
+            raise InvalidArgumentError(f"--json is not valid JSON: {err}") from None
+        if not isinstance(parsed, dict):
+            raise InvalidArgumentError("--json must be a JSON object of named arguments.")
+        args.update(cast(dict[str, Any], parsed))
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise InvalidArgumentError(f"--arg {pair!r} is not NAME=VALUE.")
+        try:
+            args[name] = json.loads(value)
+        except ValueError:
+            args[name] = value
+    catalog = Catalog(*_sources(repos, generation_files))
+    catalog.load()
+    if catalog.session is None:
+        raise GenerationNotFoundError(", ".join(catalog.repositories), "; ".join(catalog.problems))
+    try:
+        click.echo(run_tool(catalog, tool, args))
+    except KivgraphError as err:
+        click.echo(f"{err.code}: {err}", err=True)
+        raise SystemExit(1) from None
 
 
 def main() -> None:

@@ -1,0 +1,232 @@
+"""How an answer is spelled: the envelope and when each field appears, the compact view's header
+hoisting and `groups` (whichever serializes smaller), and the `completeness` verdict."""
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from kivgraph.graph.index import Graph
+from kivgraph.model import Language
+
+MAX_LISTED = 20
+ANALYZER_LANGUAGES = {
+    "scip-typescript": (Language.TYPESCRIPT, Language.JAVASCRIPT),
+    "scip-python": (Language.PYTHON,),
+    "scip-go": (Language.GO,),
+    "rust-analyzer": (Language.RUST,),
+    "scip-dart": (Language.DART,),
+}
+
+Row = dict[str, Any]
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def coverage_of(exact: int = 0, candidate: int = 0, unresolved_related: int = 0, package_level: int = 0) -> Row:
+    return {"exact": exact, "candidate": candidate, "unresolved_related": unresolved_related,
+            "package_level": package_level}  # fmt: skip
+
+
+def envelope(
+    graph: Graph,
+    results: object,
+    *,
+    total: int,
+    returned: int,
+    compact: bool,
+    next_cursor: str | None = None,
+    coverage: Row | None = None,
+    completeness: Row | None = None,
+    guidance: str = "",
+) -> Row:
+    counters = coverage or coverage_of()
+    out: Row = {"snapshot_id": graph.snapshot_id}
+    if not compact:
+        out["snapshot_age_ms"] = snapshot_age_ms(graph)
+    out["total"], out["returned"] = total, returned
+    truncated = next_cursor is not None
+    if compact:
+        if truncated:
+            out["truncated"] = True
+            out["next_cursor"] = next_cursor
+        nonzero = {k: v for k, v in counters.items() if v}
+        if nonzero:
+            out["coverage"] = nonzero
+    else:
+        out["truncated"], out["next_cursor"], out["coverage"] = truncated, next_cursor, counters
+    if completeness is not None:
+        out["completeness"] = completeness
+    if guidance:
+        out["guidance"] = guidance
+    out["results"] = results
+    return out
+
+
+def snapshot_age_ms(graph: Graph) -> int:
+    newest = max((r.columns.header.created_at for r in graph.repositories), default="")
+    if not newest:
+        return 0
+    try:
+        built = datetime.strptime(newest, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    except ValueError:
+        return 0
+    return max(0, int((datetime.now(UTC) - built).total_seconds() * 1000))
+
+
+# -- compact pages ------------------------------------------------------------------------------
+
+
+def hoist(rows: Sequence[Row], columns: Iterable[str]) -> Row:
+    """The columns every row agrees on (a non-empty value; booleans hoist even when false)."""
+    header: Row = {}
+    for column in columns:
+        values = {dumps(row.get(column)) for row in rows}
+        if rows and len(values) == 1:
+            value = rows[0].get(column)
+            if value is not None and value != "" and value != []:
+                header[column] = value
+    return header
+
+
+def compact_page(
+    rows: Sequence[Row],
+    hoistable: Sequence[str],
+    grouping: Sequence[str],
+    list_key: str,
+    spell: Callable[[Sequence[Row], frozenset[str]], list[Any]],
+    regroup: Sequence[str] = (),
+) -> Row:
+    """Header + flat list, or header + `groups` when grouping by the columns rows still share is
+    strictly smaller. `spell(rows, fixed)` writes rows without the columns in `fixed`."""
+    header = hoist(rows, hoistable)
+    fixed = frozenset(header)
+    flat: Row = dict(header)
+    if rows:
+        flat[list_key] = spell(rows, fixed)
+    residual = [c for c in grouping if c not in header]
+    if not rows or not residual:
+        return flat
+    buckets: dict[str, list[Row]] = {}
+    for row in rows:
+        buckets.setdefault(dumps([row.get(c) for c in residual]), []).append(row)
+    if len(buckets) < 2:
+        return flat
+    groups: list[Row] = []
+    for members in buckets.values():
+        group: Row = {c: members[0].get(c) for c in residual if members[0].get(c) not in (None, "")}
+        group.update(hoist(members, [c for c in regroup if c not in header]))
+        group[list_key] = spell(members, fixed | frozenset(residual) | frozenset(group))
+        groups.append(group)
+    grouped: Row = {**header, "groups": groups}
+    return grouped if len(dumps(grouped)) < len(dumps(flat)) else flat
+
+
+def renamed(page: Row, old: str, new: str, convert: Callable[[Any], Any] = lambda v: v) -> Row:
+    """The same mapping with one key renamed (and its value converted) in place, order kept."""
+    return {(new if k == old else k): (convert(v) if k == old else v) for k, v in page.items()}
+
+
+def label(row: Row) -> str:
+    name = row.get("qualified_name") or row.get("name") or ""
+    start, end = row.get("start_line", 0), row.get("end_line", 0)
+    return f"{name}@{start}" + (f"-{end}" if end > start else "")
+
+
+def spell_by_file(tail: Sequence[str], repository: str | None) -> Callable[[Sequence[Row], frozenset[str]], list[Any]]:
+    """Rows grouped by file in order of first mention; each row a label, or [label, tail…]."""
+
+    def spell(rows: Sequence[Row], fixed: frozenset[str]) -> list[Any]:
+        files: dict[tuple[str, str], list[Any]] = {}
+        for row in rows:
+            columns = [str(row[c]) for c in tail if c not in fixed and row.get(c) not in (None, "")]
+            entry = label(row) if not columns else [label(row), *columns]
+            files.setdefault((row["repository"], row["file_path"]), []).append(entry)
+        spelled: list[Any] = []
+        for (repo, path), entries in files.items():
+            item: Row = {"file": path}
+            if repo != repository:
+                item["repo"] = repo
+            item["at"] = entries
+            spelled.append(item)
+        return spelled
+
+    return spell
+
+
+# -- completeness ------------------------------------------------------------------------------
+
+
+def name_pattern(name: str) -> str:
+    return rf"\b{re.escape(name)}\b"
+
+
+def names_symbol(requested: str, name: str) -> bool:
+    return bool(requested) and (requested == name or requested.endswith(("." + name, "::" + name, "/" + name)))
+
+
+def unchecked_languages(graph: Graph, repository: int) -> list[Language]:
+    """Languages of a repository no type checker ran for: their edges are syntax-layer candidates."""
+    header = graph.repositories[repository].columns.header
+    checked = {lang for tool, _ in header.analyzers for lang in ANALYZER_LANGUAGES.get(tool, ())}
+    return [lang for lang in header.languages if lang not in checked]
+
+
+def completeness(
+    graph: Graph,
+    name: str,
+    repositories: Iterable[int] | None,
+    blind: Callable[[int], bool] | None = None,
+    languages: Iterable[str] | None = None,
+) -> Row:
+    """COMPLETE, or LOWER_BOUND with what was not seen and where to grep.
+
+    `repositories` bounds the invisible scopes charged (None: every repository); `blind(i)`
+    picks the unresolved records (by index) that bound this answer; `languages` limits the
+    "no type checker ran" scopes to the languages the answer touches.
+    """
+    wanted = set(repositories) if repositories is not None else set(range(len(graph.repositories)))
+    touched = set(languages) if languages is not None else None
+    scopes: list[Row] = []
+    for scope in graph.scopes:
+        if scope.repository in wanted:
+            scopes.append({"reason": scope.reason, "repository": graph.repositories[scope.repository].name,
+                           "language": scope.language, "path": scope.path or ".", "detail": scope.detail})  # fmt: skip
+    for r in sorted(wanted):
+        for lang in unchecked_languages(graph, r):
+            if touched is None or lang.value in touched:
+                scopes.append({"reason": "NO_TYPE_CHECKER", "repository": graph.repositories[r].name,
+                               "language": lang.value, "path": ".",
+                               "detail": f"no type checker ran for {lang.value}: its edges are CANDIDATE, "
+                                         "found by the syntax layer"})  # fmt: skip
+    spots: list[Row] = []
+    if blind is not None:
+        for i, u in enumerate(graph.unresolved):
+            if u.file and blind(i):
+                spot: Row = {"reason": u.reason, "repository": graph.repositories[u.repository].name,
+                             "file_path": u.file, "start_line": u.line}  # fmt: skip
+                for field in ("requested_symbol", "requested_package", "detail"):
+                    if getattr(u, field):
+                        spot[field] = getattr(u, field)
+                spots.append(spot)
+    if not scopes and not spots:
+        return {"verdict": "COMPLETE"}
+    out: Row = {"verdict": "LOWER_BOUND"}
+    if spots:
+        out["blind_spots"] = spots[:MAX_LISTED]
+        if len(spots) > MAX_LISTED:
+            out["more_blind_spots"] = len(spots) - MAX_LISTED
+    if scopes:
+        out["invisible_scopes"] = scopes[:MAX_LISTED]
+        if len(scopes) > MAX_LISTED:
+            out["more_invisible_scopes"] = len(scopes) - MAX_LISTED
+    paths = sorted({s["file_path"] for s in spots} | {s["path"] for s in scopes})
+    fallback: Row = {"pattern": name_pattern(name)} if name else {}
+    if paths:
+        fallback["paths"] = paths
+    if fallback:
+        out["fallback"] = fallback
+    return out

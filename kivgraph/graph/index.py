@@ -1,0 +1,311 @@
+"""The loaded graph: every repository's generation merged under integer ids, with CSR adjacency in
+both directions and the name, qualified-name and path indexes every query starts from."""
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from kivgraph.errors import InvalidArgumentError
+from kivgraph.graph.load import LoadedRepository
+from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind
+from kivgraph.store.codec import NONE
+
+IntArray = npt.NDArray[np.int32]
+EDGE_KINDS = list(EdgeKind)
+CONFIDENCES = list(Confidence)
+PROVENANCES = list(Provenance)
+SYMBOL_KINDS = list(SymbolKind)
+LANGUAGES = list(Language)
+REFERENCE_KINDS = frozenset(k for k in EdgeKind if k not in (EdgeKind.CONTAINS, EdgeKind.METHOD_OF))
+"""Edge kinds that are uses; containment is structure and never a row of a reference query."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    repository: int
+    path: str
+    language: str
+    digest: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class PackageInfo:
+    repository: int
+    id: str
+    name: str
+    language: str
+    root: str
+
+    @property
+    def label(self) -> str:
+        """The name a reader knows it by: a Go package's import path, else the manifest name."""
+        return self.name.rpartition(" ")[2] if self.language == "go" else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvedInfo:
+    repository: int
+    reason: str
+    language: str
+    file: str
+    line: int
+    requested_package: str
+    requested_symbol: str
+    source: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeInfo:
+    repository: int
+    reason: str
+    language: str
+    scope: str
+    path: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalInfo:
+    repository: int
+    source: int
+    language: str
+    package: str
+    symbol: str
+    file: str
+    line: int
+    manager: str
+    version: str
+
+
+def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:
+    """A column as Python ints (numpy's tolist is untyped)."""
+    values: list[int] = column.tolist()
+    return values
+
+
+def _csr(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """(indptr, edge ids ordered by key): the edges of node n are ids[indptr[n]:indptr[n + 1]]."""
+    order = np.argsort(keys, kind="stable").astype(np.int32)
+    counts = np.bincount(keys, minlength=size)
+    indptr = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return indptr.astype(np.int32), order
+
+
+class Graph:
+    """All loaded generations as one graph. Built once per load; queries never mutate it."""
+
+    def __init__(self, repositories: list[LoadedRepository]) -> None:
+        names = [r.name for r in repositories]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise InvalidArgumentError(f"two loaded generations are both named {duplicates[0]!r}; "
+                                       "repository names must be unique in one graph.")  # fmt: skip
+        self.repositories = repositories
+        self.repository_index = {r.name: i for i, r in enumerate(repositories)}
+        self.snapshot_id = self._snapshot_id()
+        names_: list[str] = []
+        qns: list[str] = []
+        sigs: list[str] = []
+        docs: list[str] = []
+        kinds: list[IntArray] = []
+        langs: list[IntArray] = []
+        files: list[FileInfo] = []
+        packages: list[PackageInfo] = []
+        symbol_columns: dict[str, list[IntArray]] = defaultdict(list)
+        edge_columns: dict[str, list[IntArray]] = defaultdict(list)
+        self.unresolved: list[UnresolvedInfo] = []
+        self.scopes: list[ScopeInfo] = []
+        self.externals: list[ExternalInfo] = []
+        self.symbol_offsets: list[int] = []
+        symbol_base = file_base = package_base = 0
+        for r, loaded in enumerate(repositories):
+            c = loaded.columns
+            st, voc = c.strings, c.vocabularies
+            lang_names = voc["language"]
+            f = c.tables["files"]
+            file_paths = [st[i] for i in ints(f["path"])]
+            status_names = voc["file_status"]
+            files.extend(
+                FileInfo(r, p, lang_names[lg], st[d], status_names[s])
+                for p, lg, d, s in zip(file_paths, ints(f["language"]), ints(f["digest"]), ints(f["status"]),
+                                       strict=True)
+            )  # fmt: skip
+            p = c.tables["packages"]
+            packages.extend(
+                PackageInfo(r, st[i], st[n], lang_names[lg], st[root])
+                for i, n, lg, root in zip(ints(p["id"]), ints(p["name"]), ints(p["language"]),
+                                          ints(p["root"]), strict=True)
+            )  # fmt: skip
+            s = c.tables["symbols"]
+            names_ += [st[i] for i in ints(s["name"])]
+            qns += [st[i] for i in ints(s["qualified_name"])]
+            sigs += [st[i] for i in ints(s["signature"])]
+            docs += [st[i] for i in ints(s["doc"])]
+            kind_map = np.array([SYMBOL_KINDS.index(SymbolKind(k)) for k in voc["symbol_kind"]], dtype=np.int32)
+            lang_map = np.array([LANGUAGES.index(Language(x)) for x in lang_names], dtype=np.int32)
+            kinds.append(kind_map[s["kind"]] if len(s["kind"]) else np.zeros(0, np.int32))
+            langs.append(lang_map[s["language"]] if len(s["language"]) else np.zeros(0, np.int32))
+            count = c.count("symbols")
+            self.symbol_offsets.append(symbol_base)
+
+            def shift(column: IntArray, base: int) -> IntArray:
+                return np.where(column == NONE, NONE, column + base).astype(np.int32)
+
+            symbol_columns["file"].append(shift(s["file"], file_base))
+            symbol_columns["container"].append(shift(s["container"], symbol_base))
+            symbol_columns["package"].append(shift(s["package"], package_base))
+            for name in ("start_line", "end_line", "exported", "name_line"):
+                symbol_columns[name].append(s[name].astype(np.int32))
+            symbol_columns["repository"].append(np.full(count, r, dtype=np.int32))
+            e = c.tables["edges"]
+            maps = {
+                "kind": np.array([EDGE_KINDS.index(EdgeKind(k)) for k in voc["edge_kind"]], dtype=np.int32),
+                "confidence": np.array([CONFIDENCES.index(Confidence(k)) for k in voc["confidence"]], dtype=np.int32),
+                "provenance": np.array([PROVENANCES.index(Provenance(k)) for k in voc["provenance"]], dtype=np.int32),
+            }
+            for name in ("kind", "confidence", "provenance"):
+                edge_columns[name].append(maps[name][e[name]] if len(e[name]) else np.zeros(0, np.int32))
+            edge_columns["source"].append((e["source"] + symbol_base).astype(np.int32))
+            edge_columns["target"].append((e["target"] + symbol_base).astype(np.int32))
+            edge_columns["file"].append(shift(e["file"], file_base))
+            edge_columns["line"].append(e["line"].astype(np.int32))
+
+            def path_of(i: int, file_paths: list[str] = file_paths) -> str:
+                return "" if i == NONE else file_paths[i]
+
+            u = {name: ints(column) for name, column in c.tables["unresolved"].items()}
+            for i in range(len(u["reason"])):
+                src = u["source"][i]
+                self.unresolved.append(
+                    UnresolvedInfo(r, st[u["reason"][i]], lang_names[u["language"][i]], path_of(u["file"][i]),
+                                   u["line"][i], st[u["requested_package"][i]], st[u["requested_symbol"][i]],
+                                   NONE if src == NONE else src + symbol_base, st[u["detail"][i]])
+                )  # fmt: skip
+            v = {name: ints(column) for name, column in c.tables["invisible_scopes"].items()}
+            for i in range(len(v["reason"])):
+                self.scopes.append(
+                    ScopeInfo(r, st[v["reason"][i]], lang_names[v["language"][i]], st[v["scope"][i]],
+                              st[v["path"][i]], st[v["detail"][i]])
+                )  # fmt: skip
+            x = {name: ints(column) for name, column in c.tables["external_references"].items()}
+            for i in range(len(x["source"])):
+                self.externals.append(
+                    ExternalInfo(r, x["source"][i] + symbol_base, lang_names[x["language"][i]], st[x["package"][i]],
+                                 st[x["symbol"][i]], path_of(x["file"][i]), x["line"][i], st[x["manager"][i]],
+                                 st[x["version"][i]])
+                )  # fmt: skip
+            symbol_base += count
+            file_base += len(file_paths)
+            package_base += len(p["id"])
+
+        def joined(columns: list[IntArray]) -> IntArray:
+            return np.concatenate(columns).astype(np.int32) if columns else np.zeros(0, np.int32)
+
+        self.size = symbol_base
+        self.names: list[str] = names_
+        self.qualified_names: list[str] = qns
+        self.signatures: list[str] = sigs
+        self.docs: list[str] = docs
+        self.kind = joined(kinds)
+        self.language = joined(langs)
+        self.files = files
+        self.packages = packages
+        self.file = joined(symbol_columns["file"])
+        self.container = joined(symbol_columns["container"])
+        self.package = joined(symbol_columns["package"])
+        self.start_line = joined(symbol_columns["start_line"])
+        self.end_line = joined(symbol_columns["end_line"])
+        self.exported = joined(symbol_columns["exported"])
+        self.repository = joined(symbol_columns["repository"])
+        self.edge_source = joined(edge_columns["source"])
+        self.edge_target = joined(edge_columns["target"])
+        self.edge_kind = joined(edge_columns["kind"])
+        self.edge_confidence = joined(edge_columns["confidence"])
+        self.edge_provenance = joined(edge_columns["provenance"])
+        self.edge_file = joined(edge_columns["file"])
+        self.edge_line = joined(edge_columns["line"])
+        self.out_ptr, self.out_edges = _csr(self.edge_source, self.size)
+        self.in_ptr, self.in_edges = _csr(self.edge_target, self.size)
+
+    def _snapshot_id(self) -> int:
+        """A number that changes whenever any loaded generation does, and is the same across
+        server restarts on the same generations (so a cursor outlives a restart, not a re-index)."""
+        digest = hashlib.blake2b(digest_size=4)
+        for loaded in sorted(self.repositories, key=lambda r: r.name):
+            h = loaded.columns.header
+            digest.update(f"{loaded.name}\0{h.commit}\0{h.created_at}\0{loaded.size}\n".encode())
+        return int.from_bytes(digest.digest(), "big")
+
+    # -- lookups -----------------------------------------------------------------------------
+
+    @cached_property
+    def keys(self) -> list[str]:
+        keys: list[str] = []
+        for loaded in self.repositories:
+            c = loaded.columns
+            keys.extend(c.key(i) for i in range(c.count("symbols")))
+        return keys
+
+    @cached_property
+    def by_key(self) -> dict[str, int]:
+        return {key: i for i, key in enumerate(self.keys)}
+
+    @cached_property
+    def by_name(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = defaultdict(list)
+        for i, name in enumerate(self.names):
+            index[name].append(i)
+        return dict(index)
+
+    @cached_property
+    def by_qualified_name(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = defaultdict(list)
+        for i, name in enumerate(self.qualified_names):
+            index[name].append(i)
+        return dict(index)
+
+    @cached_property
+    def by_file(self) -> dict[int, list[int]]:
+        """Global file id → its symbols in snapshot order."""
+        index: dict[int, list[int]] = defaultdict(list)
+        for i, f in enumerate(ints(self.file)):
+            if f != NONE:
+                index[f].append(i)
+        return dict(index)
+
+    @cached_property
+    def file_ids(self) -> dict[tuple[int, str], int]:
+        return {(f.repository, f.path): i for i, f in enumerate(self.files)}
+
+    def kind_of(self, symbol: int) -> str:
+        return SYMBOL_KINDS[int(self.kind[symbol])].value
+
+    def language_of(self, symbol: int) -> str:
+        return LANGUAGES[int(self.language[symbol])].value
+
+    def repository_name(self, symbol: int) -> str:
+        return self.repositories[int(self.repository[symbol])].name
+
+    def path_of(self, symbol: int) -> str:
+        f = int(self.file[symbol])
+        return self.files[f].path if f != NONE else ""
+
+    def package_of(self, symbol: int) -> PackageInfo | None:
+        p = int(self.package[symbol])
+        return self.packages[p] if p != NONE else None
+
+    def incoming(self, symbol: int) -> IntArray:
+        return self.in_edges[self.in_ptr[symbol] : self.in_ptr[symbol + 1]]
+
+    def outgoing(self, symbol: int) -> IntArray:
+        return self.out_edges[self.out_ptr[symbol] : self.out_ptr[symbol + 1]]
+
+    def is_derived(self, symbol: int) -> bool:
+        return self.repositories[int(self.repository[symbol])].derived

@@ -1,0 +1,862 @@
+"""The queries behind the twelve tools, implemented once: plain functions from a Graph and validated
+arguments to a JSON-ready answer. The MCP server, `kivgraph query` and diff-impact all call these."""
+
+import os
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from kivgraph.errors import InvalidArgumentError, SymbolNotFoundError
+from kivgraph.graph.answer import (
+    Row,
+    compact_page,
+    completeness,
+    coverage_of,
+    envelope,
+    hoist,
+    names_symbol,
+    renamed,
+    spell_by_file,
+)
+from kivgraph.graph.cursors import decode_cursor, encode_cursor
+from kivgraph.graph.index import CONFIDENCES, EDGE_KINDS, PROVENANCES, REFERENCE_KINDS, Graph, ints
+from kivgraph.graph.intent import IntentIndex
+from kivgraph.graph.load import refresh
+from kivgraph.graph.select import check_repository, clean_path, resolve
+from kivgraph.graph.source import SourceRequest, read_bodies, render_bodies
+from kivgraph.model import EXACT_CONFIDENCES, Confidence, EdgeKind, SymbolKind
+from kivgraph.store.codec import NONE
+
+DEFAULT_EXCLUDED = (EdgeKind.EXPORTS.value, EdgeKind.REEXPORTS.value)
+BLAST_KINDS_EXCLUDED = (SymbolKind.FIELD.value, SymbolKind.VARIABLE.value)
+DISPATCH = frozenset({EDGE_KINDS.index(EdgeKind.IMPLEMENTS), EDGE_KINDS.index(EdgeKind.OVERRIDES)})
+SIGNATURE_KINDS = frozenset({"function", "method", "class", "constructor", "interface", "trait", "struct"})
+EXACT_CODES = frozenset(CONFIDENCES.index(c) for c in EXACT_CONFIDENCES)
+CANDIDATE_CODE = CONFIDENCES.index(Confidence.CANDIDATE)
+
+
+class Session:
+    """One loaded graph and what queries derive from it lazily (the intent index, member lists)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+
+    @cached_property
+    def intent(self) -> IntentIndex:
+        g = self.graph
+        return IntentIndex.build(g.names, g.qualified_names, [g.path_of(i) for i in range(g.size)], g.docs)
+
+    @cached_property
+    def members(self) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        for i, parent in enumerate(ints(self.graph.container)):
+            if parent != NONE:
+                found.setdefault(parent, []).append(i)
+        return found
+
+
+# -- rows ------------------------------------------------------------------------------------------
+
+
+def symbol_row(g: Graph, i: int, detailed: bool = False) -> Row:
+    row: Row = {
+        "name": g.names[i],
+        "qualified_name": g.qualified_names[i],
+        "kind": g.kind_of(i),
+        "repository": g.repository_name(i),
+        "file_path": g.path_of(i),
+        "start_line": int(g.start_line[i]),
+        "end_line": int(g.end_line[i]),
+        "language": g.language_of(i),
+        "exported": bool(g.exported[i]),
+        "signature": g.signatures[i],
+        "stable_key": g.keys[i],
+    }
+    if not detailed:
+        row.pop("signature") if not g.signatures[i] else None
+    return row
+
+
+def edge_columns(g: Graph, e: int) -> Row:
+    return {
+        "edge_kind": EDGE_KINDS[int(g.edge_kind[e])].value,
+        "confidence": CONFIDENCES[int(g.edge_confidence[e])].value,
+        "provenance": PROVENANCES[int(g.edge_provenance[e])].value,
+    }
+
+
+def at(g: Graph, i: int) -> str:
+    return f"{g.repository_name(i)}:{g.path_of(i)}:{int(g.start_line[i])}"
+
+
+def paginate(
+    g: Graph, rows: Sequence[Any], args: dict[str, Any], identity: dict[str, Any], sorting: str
+) -> tuple[list[Any], str | None]:
+    offset = decode_cursor(args["cursor"], g.snapshot_id, identity, sorting) if args.get("cursor") else 0
+    limit: int = args["limit"]
+    page = list(rows[offset : offset + limit])
+    more = offset + limit < len(rows)
+    return page, encode_cursor(g.snapshot_id, offset + limit, identity, sorting) if more else None
+
+
+def truncated_guidance(returned: int, total: int, narrow: str) -> str:
+    return f"showing {returned} of {total}; narrow with {narrow}, or pass the cursor for the next page"
+
+
+def edge_kind_filter(values: list[str] | None, wildcard: bool) -> tuple[frozenset[int], list[str] | None, bool]:
+    """(accepted kind codes, canonical list for the cursor identity, whether the default ran)."""
+    reference = sorted(k.value for k in REFERENCE_KINDS)
+    if values is None:
+        if not wildcard:
+            return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in reference), None, False
+        chosen = [k for k in reference if k not in DEFAULT_EXCLUDED]
+        return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in chosen), None, True
+    if wildcard and "*" in values:
+        if values != ["*"]:
+            raise InvalidArgumentError('edge_kinds must be "*" alone or a list of canonical kinds')
+        return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in reference), ["*"], False
+    if not values:
+        raise InvalidArgumentError("edge_kinds must contain non-empty canonical values")
+    for value in values:
+        if not value or value != value.strip():
+            raise InvalidArgumentError("edge_kinds must contain non-empty canonical values")
+        if value not in reference:
+            raise InvalidArgumentError(f'edge kind "{value}" is unsupported for symbol references')
+    canonical = sorted(set(values))
+    return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in canonical), canonical, False
+
+
+def confidence_filter(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return CONFIDENCES.index(Confidence(value))
+    except ValueError:
+        choices = ", ".join(c.value for c in Confidence)
+        raise InvalidArgumentError(f'confidence "{value}" is unsupported, use one of {choices}') from None
+
+
+def check_view(view: str, files_allowed: bool) -> None:
+    if view == "files" and not files_allowed:
+        raise InvalidArgumentError('view "files" is unsupported for this tool, use "compact" or "full"')
+
+
+def selector_identity(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: args[k] for k in ("stable_key", "qualified_name", "repository", "path", "name") if args.get(k)}
+
+
+def derived_allowed(g: Graph, args: dict[str, Any]) -> bool:
+    repo = args.get("repo")
+    return bool(args.get("include_derived")) or (repo is not None and repo.startswith("rust:"))
+
+
+def coverage_of_edges(g: Graph, edges: Sequence[int], unresolved_related: int = 0) -> Row:
+    confidence = ints(g.edge_confidence[list(edges)]) if len(edges) else []
+    exact = sum(1 for c in confidence if c in EXACT_CODES)
+    candidate = sum(1 for c in confidence if c == CANDIDATE_CODE)
+    return coverage_of(exact=exact, candidate=candidate, unresolved_related=unresolved_related)
+
+
+def blind_for(g: Graph, name: str) -> Callable[[int], bool]:
+    return lambda i: names_symbol(g.unresolved[i].requested_symbol, name)
+
+
+# -- find_references -------------------------------------------------------------------------------
+
+
+def find_references(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    check_view(args["view"], files_allowed=True)
+    subject = resolve(g, args, allow_name=True)
+    incoming = args["direction"] == "incoming"
+    kinds, canonical, default_ran = edge_kind_filter(args.get("edge_kinds"), wildcard=True)
+    confidence = confidence_filter(args.get("confidence"))
+    repo_filter: str | None = args.get("repo")
+    if repo_filter is not None:
+        check_repository(g, repo_filter)
+    allow_derived = derived_allowed(g, args)
+
+    def keep(e: int, other: int) -> bool:
+        if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
+            return False
+        if repo_filter is not None and g.repository_name(other) != repo_filter:
+            return False
+        if args.get("language") and g.language_of(other) != args["language"]:
+            return False
+        return allow_derived or not g.is_derived(other)
+
+    found: list[tuple[int, int, str]] = []  # (edge, other end, via)
+    edges = g.incoming(subject) if incoming else g.outgoing(subject)
+    for e in ints(edges):
+        other = int(g.edge_source[e] if incoming else g.edge_target[e])
+        if keep(e, other):
+            found.append((e, other, ""))
+    dispatch: list[str] = []
+    if incoming:
+        # Sole implementation: callers through the interface method reach this one and only it.
+        for e in ints(g.outgoing(subject)):
+            if int(g.edge_kind[e]) not in DISPATCH:
+                continue
+            method = int(g.edge_target[e])
+            implementations = [x for x in ints(g.incoming(method)) if int(g.edge_kind[x]) in DISPATCH]
+            if len(implementations) != 1:
+                continue
+            through = g.qualified_names[method]
+            dispatch.append(through)
+            for x in ints(g.incoming(method)):
+                other = int(g.edge_source[x])
+                if int(g.edge_kind[x]) not in DISPATCH and keep(x, other):
+                    found.append((x, other, through))
+    name = g.names[subject]
+    spots = [i for i, u in enumerate(g.unresolved) if u.file and names_symbol(u.requested_symbol, name)]
+    identity = {"tool": "find_references", **selector_identity(args), "qualified_name": g.qualified_names[subject],
+                "direction": args["direction"], "repo": repo_filter, "language": args.get("language"),
+                "edge_kinds": canonical, "confidence": args.get("confidence")}  # fmt: skip
+    limit_default = args["limit"]
+    if args["view"] == "files" and args.get("limit_given") is None:
+        args = {**args, "limit": max(limit_default, 500)}
+    page, cursor = paginate(g, found, args, identity, "references-v1")
+    detailed = args["response_format"] == "detailed"
+    rows: list[Row] = []
+    for e, other, via in page:
+        row = {**symbol_row(g, other, detailed), **edge_columns(g, e), "site_line": int(g.edge_line[e])}
+        if via:
+            row["via"] = via
+        rows.append(row)
+    languages = {g.language_of(subject)} | {r["language"] for r in rows}
+    verdict = completeness(g, name, [int(g.repository[subject])], blind_for(g, name), languages)
+    total = len(found)
+    guidance = ""
+    if total == 0:
+        guidance = (
+            ("nothing references this symbol; its edges are type-checked, so this is an absence, not a miss"
+             if verdict["verdict"] == "COMPLETE" else
+             "no reference was found, but the answer is a LOWER_BOUND: read completeness for what was not seen")
+            + "; widen with find_cross_repo_consumers, or check graph_status if the tree moved"
+            if incoming else "the symbol reaches nothing; ask with direction=incoming"
+        )  # fmt: skip
+    elif cursor is not None:
+        guidance = truncated_guidance(len(rows), total, "edge_kinds, confidence, repo or language")
+    subject_row = symbol_row(g, subject, detailed)
+    extras: Row = {}
+    if default_ran:
+        extras["edge_kinds_default_excluded"] = list(DEFAULT_EXCLUDED)
+    if dispatch:
+        extras["dispatch_through"] = dispatch
+    view = args["view"]
+    if view == "full":
+        results: Row = {"subject": {k: subject_row[k] for k in ("stable_key", "name", "qualified_name", "kind",
+                                                                "repository", "file_path", "start_line")},
+                        "direction": args["direction"], "references": rows, **extras}  # fmt: skip
+    elif view == "files":
+        counts = Counter(f"{r['repository']}/{r['file_path']}" for r in rows)
+        results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
+                   **{k: v for k, v in extras.items() if k == "edge_kinds_default_excluded"},
+                   "files": [{"file": f, "count": n} for f, n in counts.items()]}  # fmt: skip
+    else:
+        header = hoist(rows, ["repository"])
+        page_shape = compact_page(
+            rows,
+            ["kind", "edge_kind", "confidence", "provenance", "via"],
+            ["kind", "edge_kind", "confidence", "provenance", "via"],
+            "files",
+            spell_by_file(["kind", "edge_kind", "confidence", "provenance", "via"], header.get("repository")),
+        )
+        results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
+                   **header, **page_shape, **extras}  # fmt: skip
+    coverage = coverage_of_edges(g, [e for e, _, _ in found], unresolved_related=len(spots))
+    return envelope(g, results, total=total, returned=len(rows), compact=view != "full", next_cursor=cursor,
+                    coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
+# -- traversals ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    node: int
+    depth: int
+    edge: int
+    came_from: int
+    through: str
+    """The interface method a dispatching caller reached this node through ("" when direct)."""
+
+
+def walk(
+    g: Graph, seeds: list[int], reverse: bool, depth: int, max_nodes: int, kinds: frozenset[int],
+    confidence: int | None, cross_interfaces: bool,
+) -> tuple[list[Visit], bool]:  # fmt: skip
+    """Breadth-first over uses (containment never followed); the first discovering edge is kept."""
+    seen = set(seeds)
+    visits: list[Visit] = []
+    queue: deque[tuple[int, int]] = deque((s, 0) for s in seeds)
+    truncated = False
+
+    def passes(e: int) -> bool:
+        return int(g.edge_kind[e]) in kinds and (confidence is None or int(g.edge_confidence[e]) == confidence)
+
+    while queue:
+        node, level = queue.popleft()
+        if level >= depth:
+            continue
+        steps: list[tuple[int, str]] = [(e, "") for e in ints(g.incoming(node) if reverse else g.outgoing(node))]
+        if reverse and cross_interfaces:
+            for e in ints(g.outgoing(node)):
+                if int(g.edge_kind[e]) in DISPATCH:
+                    method = int(g.edge_target[e])
+                    through = g.qualified_names[method]
+                    steps += [(x, through) for x in ints(g.incoming(method)) if int(g.edge_kind[x]) not in DISPATCH]
+        for e, through in steps:
+            if not passes(e):
+                continue
+            other = int(g.edge_source[e] if reverse else g.edge_target[e])
+            if other in seen:
+                continue
+            if len(seen) >= max_nodes:
+                truncated = True
+                break
+            seen.add(other)
+            visits.append(Visit(other, level + 1, e, node, through))
+            queue.append((other, level + 1))
+    return visits, truncated
+
+
+def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
+    row = symbol_row(g, v.node, detailed)
+    row.update(
+        depth=v.depth,
+        reached_from=g.qualified_names[v.came_from],
+        via_kind=EDGE_KINDS[int(g.edge_kind[v.edge])].value,
+        via_confidence=CONFIDENCES[int(g.edge_confidence[v.edge])].value,
+        via_provenance=PROVENANCES[int(g.edge_provenance[v.edge])].value,
+    )
+    if v.through:
+        row["via_interface"] = v.through
+    return row
+
+
+TRAVERSAL_TAIL = ["kind", "depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"]
+
+
+def traversal_page(g: Graph, rows: list[Row], view: str) -> Row:
+    header = hoist(rows, ["repository"])
+    shape = compact_page(
+        rows,
+        ["kind", "depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"],
+        ["kind", "depth", "via_kind", "via_confidence", "via_provenance", "via_interface"],
+        "files",
+        spell_by_file(TRAVERSAL_TAIL, header.get("repository")),
+        regroup=["reached_from"],
+    )
+    shape = renamed(shape, "depth", "hop_depth")
+    shape["groups"] = [renamed(group, "depth", "hop_depth") for group in shape.get("groups", [])]
+    if not shape["groups"]:
+        del shape["groups"]
+    return {**header, **shape}
+
+
+def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    check_view(args["view"], files_allowed=False)
+    root = resolve(g, args)
+    kinds, canonical, _ = edge_kind_filter(args.get("edge_kinds"), wildcard=False)
+    confidence = confidence_filter(args.get("confidence"))
+    repo_filter = args.get("repo")
+    if repo_filter is not None:
+        check_repository(g, repo_filter)
+    seeds = [root, *s.members.get(root, [])]
+    visits, truncated = walk(g, seeds, False, args["depth"], args["max_nodes"], kinds, confidence, False)
+    allow_derived = derived_allowed(g, args)
+    kept = [v for v in visits
+            if (repo_filter is None or g.repository_name(v.node) == repo_filter)
+            and (not args.get("language") or g.language_of(v.node) == args["language"])
+            and (allow_derived or not g.is_derived(v.node))]  # fmt: skip
+    identity = {"tool": "trace_dependencies", **selector_identity(args), "depth": args["depth"],
+                "max_nodes": args["max_nodes"], "repo": repo_filter, "language": args.get("language"),
+                "edge_kinds": canonical, "confidence": args.get("confidence")}  # fmt: skip
+    page, cursor = paginate(g, kept, args, identity, "dependencies-v1")
+    detailed = args["response_format"] == "detailed"
+    rows = [reached_row(g, v, detailed) for v in page]
+    name = g.names[root]
+    own = {root, *seeds}
+    verdict = completeness(g, name, [int(g.repository[root])], lambda i: g.unresolved[i].source in own,
+                           {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
+    failures = sum(1 for u in g.unresolved if u.source in own)
+    summary: Row = {"root_key": g.keys[root], "root_repository": g.repository_name(root), "depth": args["depth"],
+                    "max_nodes": args["max_nodes"], "reached": len(visits),
+                    "deepest_depth": max((v.depth for v in visits), default=0)}  # fmt: skip
+    if args["view"] == "full":
+        results: Row = {**summary, "traversal_truncated": truncated, "nodes": rows}
+    else:
+        results = {**summary, **({"traversal_truncated": True} if truncated else {}), **traversal_page(g, rows, "")}
+    guidance = ""
+    if not kept:
+        guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
+    elif cursor is not None:
+        guidance = truncated_guidance(len(rows), len(kept), "depth, max_nodes, edge_kinds or confidence")
+    coverage = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=failures)
+    return envelope(g, results, total=len(kept), returned=len(rows), compact=args["view"] != "full",
+                    next_cursor=cursor, coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
+def blast_kinds(values: list[str] | None) -> tuple[frozenset[str] | None, list[str] | None]:
+    """(kinds reported — None: all but the default exclusions —, canonical list for the answer)."""
+    if values is None:
+        return None, None
+    if "*" in values:
+        if values != ["*"]:
+            raise InvalidArgumentError('kinds must be "*" or a list of kinds, not both')
+        return frozenset(k.value for k in SymbolKind), ["*"]
+    allowed = sorted(k.value for k in SymbolKind)
+    chosen = sorted({v.strip() for v in values})
+    for value in chosen:
+        if value not in allowed:
+            raise InvalidArgumentError(f'kind "{value}" is unsupported, use "*" or any of: {", ".join(allowed)}')
+    if not chosen:
+        raise InvalidArgumentError('kinds must be "*" or a non-empty list of kinds')
+    return frozenset(chosen), chosen
+
+
+def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    check_view(args["view"], files_allowed=False)
+    root = resolve(g, args)
+    kinds, canonical, _ = edge_kind_filter(args.get("edge_kinds"), wildcard=False)
+    confidence = confidence_filter(args.get("confidence"))
+    selected, kinds_list = blast_kinds(args.get("kinds"))
+    visits, truncated = walk(g, [root], True, args["depth"], args["max_nodes"], kinds, confidence, True)
+    allow_derived = bool(args.get("include_derived"))
+
+    def reported(v: Visit) -> bool:
+        kind = g.kind_of(v.node)
+        wanted = kind not in BLAST_KINDS_EXCLUDED if selected is None else kind in selected
+        return wanted and (allow_derived or not g.is_derived(v.node))
+
+    kept = [v for v in visits if reported(v)]
+    identity = {"tool": "get_blast_radius", **selector_identity(args), "depth": args["depth"],
+                "max_nodes": args["max_nodes"], "edge_kinds": canonical, "confidence": args.get("confidence"),
+                "kinds": kinds_list}  # fmt: skip
+    page, cursor = paginate(g, kept, args, identity, "blast-radius-v1")
+    detailed = args["response_format"] == "detailed"
+    rows = [reached_row(g, v, detailed) for v in page]
+    name = g.names[root]
+    verdict = completeness(g, name, [int(g.repository[root])], blind_for(g, name),
+                           {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
+    spots = verdict.get("more_blind_spots", 0) + len(verdict.get("blind_spots", []))
+    by_depth = Counter(v.depth for v in kept)
+    by_kind = Counter(EDGE_KINDS[int(g.edge_kind[v.edge])].value for v in kept)
+    by_repository = Counter(g.repository_name(v.node) for v in kept)
+    by_package: Counter[tuple[str, str]] = Counter()
+    for v in kept:
+        package = g.package_of(v.node)
+        by_package[(package.label if package else "", g.repository_name(v.node))] += 1
+    crossing = sum(1 for v in kept if v.through)
+    summary: Row = {"depth": args["depth"], "max_nodes": args["max_nodes"]}
+    if kinds_list is None:
+        summary["kinds_default_excluded"] = list(BLAST_KINDS_EXCLUDED)
+    else:
+        summary["kinds"] = kinds_list
+    summary.update(affected=len(kept), deepest_depth=max((v.depth for v in visits), default=0))
+    if crossing:
+        summary["through_interfaces"] = crossing
+    if args["view"] == "full":
+        results: Row = {"root_key": g.keys[root], "root_repository": g.repository_name(root), **summary,
+                        "traversal_truncated": truncated, "symbols": rows,
+                        "by_repository": [{"key": k, "count": n} for k, n in sorted(by_repository.items())],
+                        "by_depth": [{"depth": k, "count": n} for k, n in sorted(by_depth.items())],
+                        "by_kind": [{"key": k, "count": n} for k, n in sorted(by_kind.items())],
+                        "by_package": [{"package_name": p, "repository": r, "count": n}
+                                       for (p, r), n in sorted(by_package.items())]}  # fmt: skip
+    else:
+        page_shape = traversal_page(g, rows, "")
+        hoisted = page_shape.get("repository")
+        results = {"root": at(g, root), **summary, **({"traversal_truncated": True} if truncated else {})}
+        if by_depth:
+            results["by_depth"] = {str(k): n for k, n in sorted(by_depth.items())}
+        if by_kind:
+            results["by_kind"] = dict(sorted(by_kind.items()))
+        if len(by_repository) > 1:
+            results["by_repository"] = dict(sorted(by_repository.items()))
+        if by_package:
+            results["by_package"] = [{"package": p, **({"repository": r} if r != hoisted else {}), "count": n}
+                                     for (p, r), n in sorted(by_package.items())]  # fmt: skip
+        results.update(page_shape)
+    guidance = ""
+    if not kept:
+        guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
+    elif cursor is not None:
+        guidance = truncated_guidance(len(rows), len(kept), "depth, max_nodes, edge_kinds or confidence")
+    counted = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=spots)
+    return envelope(g, results, total=len(kept), returned=len(rows), compact=args["view"] != "full",
+                    next_cursor=cursor, coverage=counted, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
+# -- consumers in other repositories -------------------------------------------------------------
+
+
+def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
+    """Uses of a symbol from the other loaded repositories: linked edges, and external references
+    that name its package and symbol (left unresolved until workspaces link them)."""
+    g = s.graph
+    check_view(args["view"], files_allowed=False)
+    subject = resolve(g, args)
+    home = int(g.repository[subject])
+    repo_filter = args.get("repo")
+    if repo_filter is not None:
+        check_repository(g, repo_filter)
+    name, qualified = g.names[subject], g.qualified_names[subject]
+    package = g.package_of(subject)
+    consumers: list[Row] = []
+    edges: list[int] = []
+    for e in ints(g.incoming(subject)):
+        other = int(g.edge_source[e])
+        if int(g.repository[other]) == home or int(g.edge_kind[e]) not in {
+            EDGE_KINDS.index(k) for k in REFERENCE_KINDS
+        }:
+            continue
+        code = int(g.edge_confidence[e])
+        category = "exact_symbol" if code in EXACT_CODES else "candidate"
+        consumers.append({"category": category, **symbol_row(g, other), **edge_columns(g, e)})
+        edges.append(e)
+    unresolved = 0
+    if package is not None:
+        for x in g.externals:
+            if x.repository == home or x.package not in (package.name, package.id, package.label):
+                continue
+            if not (x.symbol == qualified or names_symbol(x.symbol, name)):
+                continue
+            consumers.append({"category": "unresolved", "repository": g.repositories[x.repository].name,
+                              "file_path": x.file, "start_line": x.line, "end_line": x.line,
+                              "qualified_name": g.qualified_names[x.source], "language": x.language,
+                              "confidence": Confidence.UNRESOLVED.value, "requested_package": x.package,
+                              "requested_symbol": x.symbol,
+                              "reason": "EXTERNAL_REFERENCE_NOT_LINKED"})  # fmt: skip
+            unresolved += 1
+    consumers = [c for c in consumers
+                 if (repo_filter is None or c["repository"] == repo_filter)
+                 and (not args.get("language") or c.get("language") == args["language"])]  # fmt: skip
+    rank = {"exact_symbol": 0, "package": 1, "candidate": 2, "unresolved": 3}
+    consumers.sort(key=lambda c: (rank[c["category"]], c["repository"], c["file_path"], c["start_line"]))
+    identity = {"tool": "find_cross_repo_consumers", **selector_identity(args), "repo": repo_filter,
+                "language": args.get("language")}  # fmt: skip
+    page, cursor = paginate(g, consumers, args, identity, "consumers-v1")
+    verdict = completeness(g, name, None, blind_for(g, name))
+    subject_info: Row = {"qualified_name": qualified, "repository": g.repository_name(subject),
+                         "package_name": package.label if package else "", "file_path": g.path_of(subject),
+                         "start_line": int(g.start_line[subject]), "end_line": int(g.end_line[subject])}  # fmt: skip
+    if args["view"] == "full":
+        results: Row = {"subject": subject_info, "consumers": page}
+    else:
+        compact_subject: Row = {"qualified_name": qualified, "at": at(g, subject), "pkg": subject_info["package_name"]}
+
+        def spell(rows: Sequence[Row], fixed: frozenset[str]) -> list[Any]:
+            out: list[Any] = []
+            for row in rows:
+                item: Row = {"repo": row["repository"], "at": f"{row['file_path']}:{row['start_line']}"}
+                for column in ("category", "qualified_name", "kind", "edge_kind", "confidence", "provenance",
+                               "requested_package", "requested_symbol", "reason"):  # fmt: skip
+                    if column not in fixed and row.get(column):
+                        item[column] = row[column]
+                out.append(item)
+            return out
+
+        results = {"subject": compact_subject, **compact_page(page, ["category", "edge_kind", "confidence",
+                   "provenance", "reason"], ["category", "edge_kind", "confidence", "provenance", "reason"],
+                   "consumers", spell)}  # fmt: skip
+    guidance = ""
+    if not consumers:
+        guidance = ("no repository in the graph consumes this symbol; check graph_status if a consumer is "
+                    "registered but not indexed, and find_references for uses inside its own repository")  # fmt: skip
+    elif cursor is not None:
+        guidance = truncated_guidance(len(page), len(consumers), "repo or language")
+    coverage = coverage_of_edges(g, edges, unresolved_related=unresolved)
+    return envelope(g, results, total=len(consumers), returned=len(page), compact=args["view"] != "full",
+                    next_cursor=cursor, coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
+# -- declarations ----------------------------------------------------------------------------------
+
+
+def find_symbol(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    check_view(args["view"], files_allowed=False)
+    name: str = args["name"]
+    if not name or name != name.strip():
+        raise InvalidArgumentError("name must be a non-empty value without surrounding whitespace")
+    mode = args["mode"]
+    if mode == "exact":
+        found = list(g.by_name.get(name, []))
+    elif mode == "qualified_exact":
+        found = list(g.by_qualified_name.get(name, []))
+    elif mode == "prefix":
+        found = [i for i, n in enumerate(g.names) if n.startswith(name)]
+    else:
+        found = [i for i, n in enumerate(g.names) if name in n]
+    repo_filter = args.get("repo")
+    if repo_filter is not None:
+        r = check_repository(g, repo_filter)
+        found = [i for i in found if int(g.repository[i]) == r]
+    if args.get("kind"):
+        found = [i for i in found if g.kind_of(i) == args["kind"]]
+    if args.get("path_prefix"):
+        prefix = clean_path(args["path_prefix"])
+        found = [i for i in found if g.path_of(i).startswith(prefix)]
+    if not derived_allowed(g, args):
+        found = [i for i in found if not g.is_derived(i)]
+    identity = {"tool": "find_symbol", "name": name, "mode": mode, "kind": args.get("kind"), "repo": repo_filter,
+                "path_prefix": args.get("path_prefix")}  # fmt: skip
+    page, cursor = paginate(g, found, args, identity, "stable-key-v1")
+    detailed = args["response_format"] == "detailed"
+    rows = [symbol_row(g, i, detailed) for i in page]
+    unresolved = sum(1 for u in g.unresolved if u.file and names_symbol(u.requested_symbol, name))
+    repos = [check_repository(g, repo_filter)] if repo_filter is not None else None
+    verdict = completeness(g, name, repos, None, {r["language"] for r in rows} or set())
+    if args["view"] == "full":
+        results: Any = rows
+    else:
+
+        def spell(items: Sequence[Row], fixed: frozenset[str]) -> list[Any]:
+            out: list[Any] = []
+            for row in items:
+                entry: Row = {"at": (f"{row['file_path']}:{row['start_line']}" if "repository" in fixed
+                                     else f"{row['repository']}:{row['file_path']}:{row['start_line']}")}  # fmt: skip
+                if row["end_line"] != row["start_line"]:
+                    entry["end"] = row["end_line"]
+                if row["qualified_name"] != row["name"]:
+                    entry["qn"] = row["qualified_name"]
+                if "name" not in fixed and not row["qualified_name"].endswith(row["name"]):
+                    entry["name"] = row["name"]
+                for column in ("kind", "exported"):
+                    if column not in fixed:
+                        entry[column] = row[column]
+                if row.get("signature") and row["kind"] in SIGNATURE_KINDS:
+                    entry["sig"] = row["signature"]
+                if detailed:
+                    entry["stable_key"] = row["stable_key"]
+                out.append(entry)
+            return out
+
+        results = compact_page(rows, ["name", "kind", "repository", "exported"], ["kind", "exported"], "symbols", spell)
+    return envelope(g, results, total=len(found), returned=len(rows), compact=args["view"] != "full",
+                    next_cursor=cursor, coverage=coverage_of(unresolved_related=unresolved),
+                    completeness=verdict)  # fmt: skip
+
+
+def get_symbol(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    i = resolve(g, args)
+    loaded = g.repositories[int(g.repository[i])]
+    package = g.package_of(i)
+    row: Row = {
+        "stable_key": g.keys[i],
+        "repository": loaded.name,
+        "repository_path": loaded.root,
+        "package_name": package.label if package else "",
+        "package_id": package.id if package else "",
+        "package_root": package.root if package else "",
+        "file_path": g.path_of(i),
+        "name": g.names[i],
+        "qualified_name": g.qualified_names[i],
+        "kind": g.kind_of(i),
+        "language": g.language_of(i),
+        "signature": g.signatures[i],
+        "exported": bool(g.exported[i]),
+        "start_line": int(g.start_line[i]),
+        "end_line": int(g.end_line[i]),
+    }
+    parent = int(g.container[i])
+    if parent != NONE:
+        row["container"] = g.qualified_names[parent]
+    if g.docs[i]:
+        row["doc"] = g.docs[i]
+    return envelope(g, row, total=1, returned=1, compact=False)
+
+
+MEMBER_KINDS = frozenset({"field", "property", "enum_member"})
+
+
+def get_file_outline(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    repository: str = args["repository"]
+    if not repository or repository != repository.strip():
+        raise InvalidArgumentError("repository must be a non-empty value without surrounding whitespace")
+    r = check_repository(g, repository)
+    path = clean_path(args["path"])
+    exact = g.file_ids.get((r, path))
+    if exact is not None:
+        file_ids = [exact]
+    else:
+        file_ids = [
+            i for i, f in enumerate(g.files) if f.repository == r and (not path or f.path.startswith(path + "/"))
+        ]
+    if not file_ids:
+        raise SymbolNotFoundError(f'repository "{repository}" has no indexed file at or under "{path}"')
+    found = [i for f in file_ids for i in g.by_file.get(f, []) if g.kind_of(i) != SymbolKind.MODULE.value]
+    if args.get("kind"):
+        found = [i for i in found if g.kind_of(i) == args["kind"]]
+    if not args["include_members"]:
+        found = [i for i in found if g.kind_of(i) not in MEMBER_KINDS]
+    identity = {"tool": "get_file_outline", "repository": repository, "path": path, "kind": args.get("kind"),
+                "include_members": args["include_members"]}  # fmt: skip
+    page, cursor = paginate(g, found, args, identity, "stable-key-v1")
+    detailed = args["response_format"] == "detailed"
+    rows = [symbol_row(g, i, detailed) for i in page]
+    verdict = completeness(g, "", [r], None, {g.files[f].language for f in file_ids})
+    view = args["view"]
+    if view == "full":
+        grouped: dict[str, list[Row]] = {}
+        for row in rows:
+            grouped.setdefault(row["file_path"], []).append(row)
+        results: Row = {"repository": repository, "path": path,
+                        "languages": sorted({g.files[f].language for f in file_ids}),
+                        "files": [{"path": p, "symbols": items} for p, items in grouped.items()]}  # fmt: skip
+    elif view == "files":
+        counts = Counter(row["file_path"] for row in rows)
+        results = {"repository": repository, "path": path,
+                   "files": [{"file": p, "declarations": n} for p, n in counts.items()]}  # fmt: skip
+    else:
+        tail = ["kind", "exported_word", "signature"] if detailed else ["kind", "exported_word"]
+        for row in rows:
+            row["exported_word"] = "exported" if row["exported"] else "unexported"
+        packages = sorted({p.label for i in page if (p := g.package_of(i)) is not None})
+        header: Row = {"repository": repository, "path": path}
+        if len(packages) == 1:
+            header["package"] = packages[0]
+        elif packages:
+            header["packages"] = packages
+        shape = compact_page(rows, ["kind", "exported_word"], ["kind", "exported_word"], "files",
+                             spell_by_file(tail, repository))  # fmt: skip
+
+        def exported(value: object) -> bool:
+            return value == "exported"
+
+        shape = renamed(shape, "exported_word", "exported", exported)
+        if "groups" in shape:
+            shape["groups"] = [renamed(group, "exported_word", "exported", exported) for group in shape["groups"]]
+        results = {**header, **shape}
+    return envelope(g, results, total=len(found), returned=len(rows), compact=view != "full", next_cursor=cursor,
+                    coverage=coverage_of(exact=len(rows)), completeness=verdict)  # fmt: skip
+
+
+def find_by_intent(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    keywords: list[str] = args["keywords"]
+    try:
+        symbols, files = s.intent.search(keywords, limit=args["limit"])
+    except ValueError as err:
+        raise InvalidArgumentError(str(err)) from None
+    if not derived_allowed(g, args):
+        symbols = [m for m in symbols if not g.is_derived(m.index)]
+    rows: list[Row] = []
+    for m in symbols:
+        rows.append({"at": at(g, m.index), "qualified_name": g.qualified_names[m.index], "kind": g.kind_of(m.index),
+                     "score": round(m.score, 3), "matched": list(m.terms)})  # fmt: skip
+    file_rows = [{"file": path, "score": round(m.score, 3), "matched": list(m.terms)} for path, m in files]
+    results = {"keywords": keywords, "files": file_rows, "symbols": rows}
+    return envelope(g, results, total=len(rows) + len(file_rows), returned=len(rows) + len(file_rows), compact=True)
+
+
+def get_source(s: Session, args: dict[str, Any]) -> str:
+    g = s.graph
+    requests: list[SourceRequest] = []
+    for selector in args["symbols"]:
+        i = resolve(g, selector)
+        loaded = g.repositories[int(g.repository[i])]
+        f = int(g.file[i])
+        digest = g.files[f].digest if f != NONE else ""
+        requests.append(SourceRequest(loaded.name, loaded.root, g.path_of(i), g.qualified_names[i], g.names[i],
+                                      g.kind_of(i), int(g.start_line[i]), int(g.end_line[i]), digest,
+                                      g.keys[i]))  # fmt: skip
+    bodies, trimmed = read_bodies(requests, args["context_lines"])
+    return render_bodies(g.snapshot_id, bodies, args["context_lines"], trimmed, args["response_format"] == "detailed")
+
+
+# -- the index itself ------------------------------------------------------------------------------
+
+
+def repository_rows(g: Graph) -> list[Row]:
+    rows: list[Row] = []
+    for loaded in g.repositories:
+        state = refresh(loaded)
+        row: Row = {"name": loaded.name, "path": loaded.root,
+                    "languages": [lang.value for lang in loaded.columns.header.languages]}  # fmt: skip
+        if loaded.derived:
+            row.update(moved=False, moved_detail=state.detail, derived=True)
+        else:
+            row["indexed_commit"] = state.indexed_commit
+            if state.current_commit:
+                row["current_commit"] = state.current_commit
+            if state.current_branch:
+                row["current_branch"] = state.current_branch
+            row["moved"] = state.moved
+            if state.detail:
+                row["moved_detail"] = state.detail
+            row["source"] = loaded.location
+        rows.append(row)
+    return rows
+
+
+def list_repositories(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    rows = sorted(repository_rows(g), key=lambda row: row["name"])
+    page, cursor = paginate(g, rows, args, {"tool": "list_repositories"}, "stable-key-v1")
+    return envelope(g, page, total=len(rows), returned=len(page), compact=False, next_cursor=cursor)
+
+
+def graph_status(s: Session, args: dict[str, Any]) -> Row:
+    g = s.graph
+    freshness = repository_rows(g)
+    kinds = Counter(EDGE_KINDS[k].value for k in ints(g.edge_kind))
+    reasons = Counter(u.reason for u in g.unresolved) + Counter(v.reason for v in g.scopes)
+    newest = max((r.columns.header.created_at for r in g.repositories), default="")
+    results: Row = {
+        "status": "ready",
+        "snapshot_id": g.snapshot_id,
+        "snapshot_built_at": newest,
+        "repositories": len(g.repositories),
+        "packages": len(g.packages),
+        "files": len(g.files),
+        "symbols": g.size,
+        "edges": len(g.edge_source),
+        "external_references": len(g.externals),
+        "unresolved": len(g.unresolved),
+        "invisible_scopes": len(g.scopes),
+        "edges_by_kind": [{"key": k, "count": n} for k, n in sorted(kinds.items())],
+        "edges_by_confidence": [
+            {"key": CONFIDENCES[c].value, "count": n} for c, n in sorted(Counter(ints(g.edge_confidence)).items())
+        ],  # fmt: skip
+        "unresolved_by_reason": [{"key": k, "count": n} for k, n in sorted(reasons.items())],
+        "generations": [
+            {
+                "repository": r.name,
+                "location": r.location,
+                "bytes": r.size,
+                "format_indexer": r.columns.header.indexer_version,
+                "analyzers": [f"{a} {v}" for a, v in r.columns.header.analyzers],
+                "created_at": r.columns.header.created_at,
+            }
+            for r in g.repositories
+        ],  # fmt: skip
+        "repository_freshness": freshness,
+        "repositories_moved": sum(1 for row in freshness if row.get("moved")),
+    }
+    derived = [i for i, r in enumerate(g.repositories) if r.derived]
+    if derived:
+        is_derived = g.repository[g.edge_source]
+        source_derived = [int(x) in derived for x in ints(is_derived)]
+        target_derived = [int(x) in derived for x in ints(g.repository[g.edge_target])]
+        results["derived"] = {
+            "repositories": [g.repositories[i].name for i in derived],
+            "symbols": sum(1 for x in ints(g.repository) if x in derived),
+            "files": sum(1 for f in g.files if f.repository in derived),
+            "edges_within": sum(source_derived),
+            "edges_inbound": sum(1 for sd, td in zip(source_derived, target_derived, strict=True) if td and not sd),
+            "unresolved": sum(1 for u in g.unresolved if u.repository in derived),
+        }
+    return envelope(g, results, total=1, returned=1, compact=False)
+
+
+def os_path_is_inside(root: str, path: str) -> bool:
+    return os.path.commonpath([root, path]) == root

@@ -1,0 +1,118 @@
+"""Naming one symbol: `stable_key` xor repository + path + qualified_name (or a bare `name` on
+find_references), with every validation rule and the narrowing hints of AMBIGUOUS / NOT_FOUND."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from kivgraph.errors import AmbiguousSymbolError, InvalidArgumentError, RepositoryNotFoundError, SymbolNotFoundError
+from kivgraph.graph.index import Graph
+from kivgraph.model import SymbolKind
+
+DECLARATION_KINDS = frozenset(k.value for k in SymbolKind) - {SymbolKind.ENUM_MEMBER.value}
+"""What a bare `name` may resolve to: every declaration we model (modules included)."""
+MAX_CANDIDATES = 500
+
+
+def clean_path(path: str) -> str:
+    if path.startswith("/"):
+        raise InvalidArgumentError("path must be repository-relative, not absolute")
+    if ".." in path.split("/"):
+        raise InvalidArgumentError("path must not contain a .. segment")
+    return path.rstrip("/")
+
+
+def check_repository(graph: Graph, repository: str) -> int:
+    index = graph.repository_index.get(repository)
+    if index is None:
+        raise RepositoryNotFoundError(f'repository "{repository}" is not in the published graph')
+    return index
+
+
+def _where(graph: Graph, i: int) -> str:
+    start, end = int(graph.start_line[i]), int(graph.end_line[i])
+    return f"{graph.repository_name(i)} {graph.path_of(i)}:{start}-{end}"
+
+
+def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> int:
+    """The symbol id the selector names; INVALID_ARGUMENT / *_NOT_FOUND / AMBIGUOUS_SYMBOL otherwise."""
+    key: str | None = args.get("stable_key")
+    qualified: str | None = args.get("qualified_name")
+    repository: str | None = args.get("repository")
+    path: str | None = args.get("path")
+    name: str | None = args.get("name") if allow_name else None
+    for field, value in (("stable_key", key), ("qualified_name", qualified), ("repository", repository),
+                         ("path", path), ("name", name)):  # fmt: skip
+        if value is not None and (value != value.strip() or not value):
+            raise InvalidArgumentError(f"{field} must be a non-empty value without surrounding whitespace")
+    if name is not None:
+        if key is not None or qualified is not None:
+            raise InvalidArgumentError(
+                "name identifies a declaration on its own; pass stable_key or qualified_name instead, not both"
+            )
+        return _by_name(graph, name, repository, path, repo_filter=args.get("repo"))
+    if key is None and qualified is None:
+        either = "one of stable_key, qualified_name or name" if allow_name else "one of stable_key or qualified_name"
+        raise InvalidArgumentError(f"{either} is required")
+    if key is not None and qualified is not None:
+        raise InvalidArgumentError("pass either stable_key or qualified_name, not both")
+    if key is not None:
+        if repository is not None or path is not None:
+            raise InvalidArgumentError(
+                "repository and path narrow a qualified_name; a stable_key already names one symbol"
+            )
+        found = graph.by_key.get(key)
+        if found is None:
+            raise SymbolNotFoundError(f'symbol "{key}" was not found')
+        return found
+    assert qualified is not None
+    if path is not None and repository is None:
+        raise InvalidArgumentError("path is repository-relative, so it requires repository")
+    path = clean_path(path) if path is not None else None
+    candidates = _narrow(graph, graph.by_qualified_name.get(qualified, []), repository, path)
+    if not candidates:
+        where = f" under {repository}" + (f" {path}" if path else "") if repository else ""
+        hint = "; call it without repository and path to search the whole graph" if repository else ""
+        raise SymbolNotFoundError(f'qualified name "{qualified}" was not found{where}{hint}')
+    if len(candidates) == 1:
+        return candidates[0]
+    if repository is not None and path is not None:
+        keys = ", ".join(graph.keys[i] for i in candidates[:MAX_CANDIDATES])
+        raise AmbiguousSymbolError(
+            f'qualified name "{qualified}" names {len(candidates)} symbols in {repository} {path}, '
+            f"so only a stable_key separates them: {keys}"
+        )
+    listed = ", ".join(_where(graph, i) for i in candidates[:MAX_CANDIDATES])
+    raise AmbiguousSymbolError(
+        f'qualified name "{qualified}" names {len(candidates)} symbols; narrow with repository and path: {listed}'
+    )
+
+
+def _narrow(graph: Graph, found: list[int], repository: str | None, path: str | None) -> list[int]:
+    if repository is not None:
+        r = check_repository(graph, repository)
+        found = [i for i in found if int(graph.repository[i]) == r]
+    if path:
+        found = [i for i in found if graph.path_of(i) == path or graph.path_of(i).startswith(path + "/")]
+    return found
+
+
+def _by_name(graph: Graph, name: str, repository: str | None, path: str | None, repo_filter: object) -> int:
+    if path is not None and repository is None:
+        extra = "; repo only filters which repositories the answer may come from" if repo_filter else ""
+        raise InvalidArgumentError(f"path is repository-relative, so it requires repository{extra}")
+    path = clean_path(path) if path is not None else None
+    found = _narrow(graph, graph.by_name.get(name, []), repository, path)
+    declarations = [i for i in found if graph.kind_of(i) in DECLARATION_KINDS]
+    if not declarations:
+        raise SymbolNotFoundError(f'name "{name}" was not found' + (" under the given repository and path" if found
+                                  or repository else ""))  # fmt: skip
+    if len(declarations) == 1:
+        return declarations[0]
+    listed = ", ".join(
+        f"{graph.repository_name(i)}:{graph.path_of(i)}:{int(graph.start_line[i])}"
+        for i in declarations[:MAX_CANDIDATES]
+    )
+    raise AmbiguousSymbolError(
+        f'name "{name}" declares {len(declarations)} symbols; repeat with the repository and path of the one '
+        f"you mean: {listed}"
+    )

@@ -1,0 +1,182 @@
+"""The MCP server driven through the SDK's own client, on a real Go repository indexed with scip-go
+and published to git notes: every tool answers, errors come back as `CODE: message` results."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from kivgraph.graph.catalog import Catalog
+from kivgraph.graph.tools import INSTRUCTIONS, TOOLS
+from kivgraph.indexing import index_repository
+from kivgraph.server import build_server
+from kivgraph.store import save_to_notes
+from kivgraph.store.notes import open_repository
+from tests.conftest import FIXTURES, Repo
+from tests.scip.analyzers import require
+
+
+@pytest.fixture(scope="module")
+def go_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    require("scip-go")
+    repo = Repo(tmp_path_factory.mktemp("served") / "shapes")
+    shutil.copytree(FIXTURES / "exact" / "go", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    save_to_notes(open_repository(str(repo.path)), generation)
+    return repo
+
+
+def call(repo: Repo, tool: str, arguments: dict[str, object]) -> tuple[bool, str]:
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+
+    async def go() -> tuple[bool, str]:
+        async with Client(build_server(catalog)) as client:
+            result = await client.call_tool(tool, arguments)
+            return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+
+    return anyio.run(go)
+
+
+def answer(repo: Repo, tool: str, arguments: dict[str, object]) -> dict[str, object]:
+    failed, text = call(repo, tool, arguments)
+    assert not failed, text
+    return json.loads(text)
+
+
+def test_the_server_lists_every_tool_with_the_seed_instructions(go_repo: Repo):
+    catalog = Catalog([str(go_repo.path)])
+    catalog.load()
+
+    async def go() -> tuple[str | None, list[object]]:
+        async with Client(build_server(catalog)) as client:
+            return client.instructions, (await client.list_tools()).tools  # type: ignore[attr-defined]
+
+    instructions, tools = anyio.run(go)
+    assert instructions == INSTRUCTIONS
+    names = {t.name for t in tools}  # type: ignore[attr-defined]
+    assert names == {t.name for t in TOOLS} | {"index_project"} and len(names) == 12
+    for tool in tools:
+        read_only = tool.annotations.read_only_hint  # type: ignore[attr-defined]
+        assert read_only is (tool.name != "index_project")  # type: ignore[attr-defined]
+        assert tool.input_schema["additionalProperties"] is False  # type: ignore[attr-defined]
+
+
+def test_find_references_lands_interface_calls_on_the_interface_method(go_repo: Repo):
+    result = answer(go_repo, "find_references", {"repository": "shapes", "path": "shapes/shapes.go",
+                                                  "qualified_name": "Shape.Area", "view": "full"})  # fmt: skip
+    callers = {(r["qualified_name"], r["edge_kind"], r["confidence"]) for r in result["results"]["references"]}
+    assert ("main", "CALLS_DIRECT", "EXACT_TYPECHECKED") in callers
+    assert ("Total", "CALLS_DIRECT", "EXACT_TYPECHECKED") in callers
+    assert result["completeness"]["verdict"] == "COMPLETE"
+
+
+def test_a_bare_name_resolves_and_compact_rows_are_labels(go_repo: Repo):
+    result = answer(go_repo, "find_references", {"name": "Total"})
+    page = result["results"]
+    assert page["qn"] == "Total" and page["subject"].startswith("shapes:shapes/shapes.go:")
+    assert page["files"][0]["file"] == "cmd/app/main.go"
+    assert page["edge_kind"] == "CALLS_DIRECT" and page["confidence"] == "EXACT_TYPECHECKED"
+
+
+def test_the_blast_radius_of_an_implementation_crosses_the_interface(go_repo: Repo):
+    result = answer(go_repo, "get_blast_radius", {"repository": "shapes", "path": "shapes/shapes.go",
+                                                   "qualified_name": "Square.Area", "view": "full"})  # fmt: skip
+    reached = {(r["qualified_name"], r.get("via_interface")) for r in result["results"]["symbols"]}
+    assert ("Total", "Shape.Area") in reached and ("main", "Shape.Area") in reached
+
+
+def test_errors_are_results_that_start_with_their_code(go_repo: Repo):
+    cases = [
+        ("find_references", {"name": "Scale"}, "AMBIGUOUS_SYMBOL: "),
+        ("find_references", {"name": "Nope"}, "SYMBOL_NOT_FOUND: "),
+        ("get_symbol", {"repository": "shapes", "qualified_name": "NoSuchThing"}, "SYMBOL_NOT_FOUND: "),
+        ("get_symbol", {"stable_key": "X", "qualified_name": "Y"}, "INVALID_ARGUMENT: "),
+        ("get_symbol", {"path": "a.go", "qualified_name": "Y"}, "INVALID_ARGUMENT: "),
+        ("find_symbol", {"name": "Total", "bogus": 1}, "INVALID_ARGUMENT: "),
+        ("find_symbol", {"name": 3}, "INVALID_ARGUMENT: "),
+        ("find_symbol", {"name": "Total", "limit": 501}, "INVALID_ARGUMENT: "),
+        ("find_symbol", {"name": "Total", "view": "files"}, "INVALID_ARGUMENT: "),
+        ("get_file_outline", {"repository": "elsewhere", "path": "x"}, "REPOSITORY_NOT_FOUND: "),
+        ("find_symbol", {"name": "Total", "cursor": "garbage!"}, "CURSOR_INVALID: "),
+        ("index_project", {}, "PERMISSION_REQUIRED: "),
+    ]
+    for tool, arguments, prefix in cases:
+        failed, text = call(go_repo, tool, arguments)
+        assert failed and text.startswith(prefix), (tool, arguments, text)
+
+
+def test_a_cursor_walks_the_pages_and_refuses_another_query(go_repo: Repo):
+    first = answer(go_repo, "find_symbol", {"name": "S", "mode": "prefix", "limit": 1, "view": "full"})
+    assert first["total"] >= 2 and first["truncated"] is True
+    second = answer(go_repo, "find_symbol", {"name": "S", "mode": "prefix", "limit": 1, "view": "full",
+                                              "cursor": first["next_cursor"]})  # fmt: skip
+    assert second["results"] != first["results"]
+    failed, text = call(go_repo, "find_symbol", {"name": "T", "mode": "prefix", "cursor": first["next_cursor"]})
+    assert failed and text.startswith("CURSOR_INVALID: ")
+
+
+def test_outline_symbol_source_and_status(go_repo: Repo):
+    outline = answer(go_repo, "get_file_outline", {"repository": "shapes", "path": "shapes", "view": "full"})
+    files = {f["path"] for f in outline["results"]["files"]}
+    assert "shapes/shapes.go" in files
+    symbol = answer(go_repo, "get_symbol", {"repository": "shapes", "path": "shapes/shapes.go",
+                                             "qualified_name": "Total"})  # fmt: skip
+    assert symbol["results"]["kind"] == "function" and symbol["total"] == 1
+    failed, text = call(go_repo, "get_source", {"symbols": [{"repository": "shapes", "path": "shapes/shapes.go",
+                                                             "qualified_name": "Total"}]})  # fmt: skip
+    assert not failed and "func Total" in text and text.startswith("snapshot ")
+    status = answer(go_repo, "graph_status", {})
+    assert status["results"]["status"] == "ready" and status["results"]["repositories_moved"] == 0
+    repositories = answer(go_repo, "list_repositories", {})
+    assert repositories["results"][0]["name"] == "shapes" and repositories["results"][0]["moved"] is False
+
+
+def test_the_server_over_real_stdio(go_repo: Repo):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kivgraph", "serve", "--repo",
+                                                                 str(go_repo.path)])  # fmt: skip
+
+    async def go() -> tuple[int, str]:
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            result = await client.call_tool("find_symbol", {"name": "Total"})
+            return len(tools), result.content[0].text  # type: ignore[union-attr]
+
+    count, text = anyio.run(go)
+    assert count == 12 and json.loads(text)["total"] == 1
+
+
+def test_kivgraph_query_prints_the_same_answer(go_repo: Repo):
+    done = subprocess.run(
+        [sys.executable, "-m", "kivgraph", "query", "find_symbol", "--arg", "name=Total", "--repo", str(go_repo.path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == answer(go_repo, "find_symbol", {"name": "Total"})
+
+
+def test_without_a_generation_only_index_project_is_served_until_it_publishes(tmp_path: Path):
+    require("scip-go")
+    repo = Repo(tmp_path / "fresh")
+    shutil.copytree(FIXTURES / "exact" / "go", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+
+    async def go() -> tuple[list[str], str, list[str]]:
+        async with Client(build_server(catalog)) as client:
+            before = [t.name for t in (await client.list_tools()).tools]
+            result = await client.call_tool("index_project", {"confirmed": True})
+            after = [t.name for t in (await client.list_tools()).tools]
+            return before, result.content[0].text, after  # type: ignore[union-attr]
+
+    before, text, after = anyio.run(go)
+    assert before == ["index_project"]
+    assert json.loads(text)["repository"] == "fresh"
+    assert len(after) == 12
