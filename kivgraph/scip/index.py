@@ -202,7 +202,8 @@ class SymbolInfo:
 class Occurrence:
     span: Span
     symbol: str
-    roles: Role
+    roles: int
+    """`Role` bits as a plain int: ingestion tests them a million times, and IntFlag arithmetic is slow."""
     enclosing: Span | None
 
 
@@ -280,7 +281,7 @@ def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
             where_span = _occurrence_span(occ)
             if where_span is None:
                 continue
-            occurrences.append(Occurrence(where_span, occ.symbol, Role(occ.symbol_roles & 0x3F),
+            occurrences.append(Occurrence(where_span, occ.symbol, occ.symbol_roles & 0x3F,
                                           _enclosing_span(occ)))  # fmt: skip
         documents.append(
             Document(doc.relative_path, doc.language, tuple(occurrences), tuple(_symbol_info(s) for s in doc.symbols))

@@ -27,6 +27,7 @@ from kivgraph.model import (
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
 from kivgraph.scip.index import Role, ScipIndex, Suffix, TextEncoding, is_local, parse_symbol
 
+DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
 HERITAGE_EDGES = frozenset({EdgeKind.IMPLEMENTS, EdgeKind.EXTENDS, EdgeKind.EMBEDS})
 
@@ -162,7 +163,7 @@ def ingest(
     definitions: dict[str, Site] = {}
     covered: set[str] = set()
     defined_here = {
-        o.symbol for d in index.documents for o in d.occurrences if o.roles & Role.DEFINITION and not is_local(o.symbol)
+        o.symbol for d in index.documents for o in d.occurrences if o.roles & DEFINITION and not is_local(o.symbol)
     }
     for document in index.documents:
         scopes = files.get(document.path)
@@ -173,7 +174,7 @@ def ingest(
         text = texts[document.path] = SourceText.of(source)
         by_name_position = {(d.name_line, d.name_column): i for i, d in enumerate(scopes.syntax.declarations)}
         for occurrence in document.occurrences:
-            if not occurrence.roles & Role.DEFINITION or is_local(occurrence.symbol):
+            if not occurrence.roles & DEFINITION or is_local(occurrence.symbol):
                 continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
@@ -210,7 +211,7 @@ def ingest(
         roles = _site_roles(scopes, text.source)
         import_lines = _import_lines(scopes)
         for occurrence in document.occurrences:
-            if occurrence.roles & Role.DEFINITION or is_local(occurrence.symbol) or not occurrence.symbol:
+            if occurrence.roles & DEFINITION or is_local(occurrence.symbol) or not occurrence.symbol:
                 continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
@@ -236,7 +237,7 @@ def ingest(
                     )  # fmt: skip
                 continue
             target, confidence = found
-            if occurrence.roles & Role.IMPORT or line in import_lines:
+            if occurrence.roles & IMPORT or line in import_lines:
                 kind = EdgeKind.REEXPORTS if import_lines.get(line) else EdgeKind.IMPORTS_SYMBOL
             else:
                 kind = ROLE_EDGE[site.role if site is not None else SyntaxRole.READ]
