@@ -179,14 +179,14 @@ def completeness(
     graph: Graph,
     name: str,
     repositories: Iterable[int] | None,
-    blind: Callable[[int], bool] | None = None,
+    blind: Iterable[int] = (),
     languages: Iterable[str] | None = None,
 ) -> Row:
     """COMPLETE, or LOWER_BOUND with what was not seen and where to grep.
 
-    `repositories` bounds the invisible scopes charged (None: every repository); `blind(i)`
-    picks the unresolved records (by index) that bound this answer; `languages` limits the
-    "no type checker ran" scopes to the languages the answer touches.
+    `repositories` bounds the invisible scopes charged (None: every repository); `blind` are
+    the unresolved records (by index) that bound this answer; `languages` limits the "no type
+    checker ran" scopes to the languages the answer touches.
     """
     wanted = set(repositories) if repositories is not None else set(range(len(graph.repositories)))
     touched = set(languages) if languages is not None else None
@@ -203,15 +203,15 @@ def completeness(
                                "detail": f"no type checker ran for {lang.value}: its edges are CANDIDATE, "
                                          "found by the syntax layer"})  # fmt: skip
     spots: list[Row] = []
-    if blind is not None:
-        for i, u in enumerate(graph.unresolved):
-            if u.file and blind(i):
-                spot: Row = {"reason": u.reason, "repository": graph.repositories[u.repository].name,
-                             "file_path": u.file, "start_line": u.line}  # fmt: skip
-                for field in ("requested_symbol", "requested_package", "detail"):
-                    if getattr(u, field):
-                        spot[field] = getattr(u, field)
-                spots.append(spot)
+    for i in blind:
+        u = graph.unresolved[i]
+        if u.file:
+            spot: Row = {"reason": u.reason, "repository": graph.repositories[u.repository].name,
+                         "file_path": u.file, "start_line": u.line}  # fmt: skip
+            for field in ("requested_symbol", "requested_package", "detail"):
+                if getattr(u, field):
+                    spot[field] = getattr(u, field)
+            spots.append(spot)
     if not scopes and not spots:
         return {"verdict": "COMPLETE"}
     out: Row = {"verdict": "LOWER_BOUND"}

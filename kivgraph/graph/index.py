@@ -3,6 +3,7 @@ both directions and the name, qualified-name and path indexes every query starts
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -81,6 +82,13 @@ class ExternalInfo:
     line: int
     manager: str
     version: str
+
+
+def last_name(symbol: str) -> str:
+    """`pkg.Type.method`, `crate::m::f`, `mod/f` → the last name."""
+    for separator in ("::", ".", "/"):
+        symbol = symbol.rpartition(separator)[2]
+    return symbol
 
 
 def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:
@@ -245,17 +253,18 @@ class Graph:
 
     # -- lookups -----------------------------------------------------------------------------
 
-    @cached_property
-    def keys(self) -> list[str]:
-        keys: list[str] = []
-        for loaded in self.repositories:
-            c = loaded.columns
-            keys.extend(c.key(i) for i in range(c.count("symbols")))
-        return keys
+    def key(self, symbol: int) -> str:
+        """The stable key of one symbol, decoded on demand (all of them cost a tenth of a second)."""
+        r = int(self.repository[symbol])
+        return self.repositories[r].columns.key(symbol - self.symbol_offsets[r])
 
     @cached_property
     def by_key(self) -> dict[str, int]:
-        return {key: i for i, key in enumerate(self.keys)}
+        index: dict[str, int] = {}
+        for r, loaded in enumerate(self.repositories):
+            c, base = loaded.columns, self.symbol_offsets[r]
+            index.update((c.key(i), base + i) for i in range(c.count("symbols")))
+        return index
 
     @cached_property
     def by_name(self) -> dict[str, list[int]]:
@@ -283,6 +292,30 @@ class Graph:
     @cached_property
     def file_ids(self) -> dict[tuple[int, str], int]:
         return {(f.repository, f.path): i for i, f in enumerate(self.files)}
+
+    @cached_property
+    def _unresolved_by_name(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = defaultdict(list)
+        for i, u in enumerate(self.unresolved):
+            if u.file and u.requested_symbol:
+                index[last_name(u.requested_symbol)].append(i)
+        return dict(index)
+
+    @cached_property
+    def _unresolved_by_source(self) -> dict[int, list[int]]:
+        index: dict[int, list[int]] = defaultdict(list)
+        for i, u in enumerate(self.unresolved):
+            if u.source != NONE:
+                index[u.source].append(i)
+        return dict(index)
+
+    def unresolved_naming(self, name: str) -> list[int]:
+        """Unresolved uses at a known site that asked for `name` (`name`, `x.name`, `x::name`)."""
+        return self._unresolved_by_name.get(name, [])
+
+    def unresolved_from(self, sources: Iterable[int]) -> list[int]:
+        """Unresolved records these symbols made themselves."""
+        return sorted(i for s in set(sources) for i in self._unresolved_by_source.get(s, []))
 
     def kind_of(self, symbol: int) -> str:
         return SYMBOL_KINDS[int(self.kind[symbol])].value

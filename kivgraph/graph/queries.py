@@ -3,7 +3,7 @@ arguments to a JSON-ready answer. The MCP server, `kivgraph query` and diff-impa
 
 import os
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -72,7 +72,7 @@ def symbol_row(g: Graph, i: int, detailed: bool = False) -> Row:
         "language": g.language_of(i),
         "exported": bool(g.exported[i]),
         "signature": g.signatures[i],
-        "stable_key": g.keys[i],
+        "stable_key": g.key(i),
     }
     if not detailed:
         row.pop("signature") if not g.signatures[i] else None
@@ -159,10 +159,6 @@ def coverage_of_edges(g: Graph, edges: Sequence[int], unresolved_related: int = 
     return coverage_of(exact=exact, candidate=candidate, unresolved_related=unresolved_related)
 
 
-def blind_for(g: Graph, name: str) -> Callable[[int], bool]:
-    return lambda i: names_symbol(g.unresolved[i].requested_symbol, name)
-
-
 # -- find_references -------------------------------------------------------------------------------
 
 
@@ -210,7 +206,7 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
                 if int(g.edge_kind[x]) not in DISPATCH and keep(x, other):
                     found.append((x, other, through))
     name = g.names[subject]
-    spots = [i for i, u in enumerate(g.unresolved) if u.file and names_symbol(u.requested_symbol, name)]
+    spots = g.unresolved_naming(name)
     identity = {"tool": "find_references", **selector_identity(args), "qualified_name": g.qualified_names[subject],
                 "direction": args["direction"], "repo": repo_filter, "language": args.get("language"),
                 "edge_kinds": canonical, "confidence": args.get("confidence")}  # fmt: skip
@@ -226,7 +222,7 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
             row["via"] = via
         rows.append(row)
     languages = {g.language_of(subject)} | {r["language"] for r in rows}
-    verdict = completeness(g, name, [int(g.repository[subject])], blind_for(g, name), languages)
+    verdict = completeness(g, name, [int(g.repository[subject])], g.unresolved_naming(name), languages)
     total = len(found)
     guidance = ""
     if total == 0:
@@ -381,10 +377,11 @@ def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
     rows = [reached_row(g, v, detailed) for v in page]
     name = g.names[root]
     own = {root, *seeds}
-    verdict = completeness(g, name, [int(g.repository[root])], lambda i: g.unresolved[i].source in own,
+    made = g.unresolved_from(own)
+    verdict = completeness(g, name, [int(g.repository[root])], made,
                            {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
-    failures = sum(1 for u in g.unresolved if u.source in own)
-    summary: Row = {"root_key": g.keys[root], "root_repository": g.repository_name(root), "depth": args["depth"],
+    failures = len(made)
+    summary: Row = {"root_key": g.key(root), "root_repository": g.repository_name(root), "depth": args["depth"],
                     "max_nodes": args["max_nodes"], "reached": len(visits),
                     "deepest_depth": max((v.depth for v in visits), default=0)}  # fmt: skip
     if args["view"] == "full":
@@ -442,7 +439,7 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
     detailed = args["response_format"] == "detailed"
     rows = [reached_row(g, v, detailed) for v in page]
     name = g.names[root]
-    verdict = completeness(g, name, [int(g.repository[root])], blind_for(g, name),
+    verdict = completeness(g, name, [int(g.repository[root])], g.unresolved_naming(name),
                            {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
     spots = verdict.get("more_blind_spots", 0) + len(verdict.get("blind_spots", []))
     by_depth = Counter(v.depth for v in kept)
@@ -462,7 +459,7 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
     if crossing:
         summary["through_interfaces"] = crossing
     if args["view"] == "full":
-        results: Row = {"root_key": g.keys[root], "root_repository": g.repository_name(root), **summary,
+        results: Row = {"root_key": g.key(root), "root_repository": g.repository_name(root), **summary,
                         "traversal_truncated": truncated, "symbols": rows,
                         "by_repository": [{"key": k, "count": n} for k, n in sorted(by_repository.items())],
                         "by_depth": [{"depth": k, "count": n} for k, n in sorted(by_depth.items())],
@@ -542,7 +539,7 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     identity = {"tool": "find_cross_repo_consumers", **selector_identity(args), "repo": repo_filter,
                 "language": args.get("language")}  # fmt: skip
     page, cursor = paginate(g, consumers, args, identity, "consumers-v1")
-    verdict = completeness(g, name, None, blind_for(g, name))
+    verdict = completeness(g, name, None, g.unresolved_naming(name))
     subject_info: Row = {"qualified_name": qualified, "repository": g.repository_name(subject),
                          "package_name": package.label if package else "", "file_path": g.path_of(subject),
                          "start_line": int(g.start_line[subject]), "end_line": int(g.end_line[subject])}  # fmt: skip
@@ -610,9 +607,9 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
     page, cursor = paginate(g, found, args, identity, "stable-key-v1")
     detailed = args["response_format"] == "detailed"
     rows = [symbol_row(g, i, detailed) for i in page]
-    unresolved = sum(1 for u in g.unresolved if u.file and names_symbol(u.requested_symbol, name))
+    unresolved = len(g.unresolved_naming(name))
     repos = [check_repository(g, repo_filter)] if repo_filter is not None else None
-    verdict = completeness(g, name, repos, None, {r["language"] for r in rows} or set())
+    verdict = completeness(g, name, repos, (), {r["language"] for r in rows})
     if args["view"] == "full":
         results: Any = rows
     else:
@@ -650,7 +647,7 @@ def get_symbol(s: Session, args: dict[str, Any]) -> Row:
     loaded = g.repositories[int(g.repository[i])]
     package = g.package_of(i)
     row: Row = {
-        "stable_key": g.keys[i],
+        "stable_key": g.key(i),
         "repository": loaded.name,
         "repository_path": loaded.root,
         "package_name": package.label if package else "",
@@ -703,7 +700,7 @@ def get_file_outline(s: Session, args: dict[str, Any]) -> Row:
     page, cursor = paginate(g, found, args, identity, "stable-key-v1")
     detailed = args["response_format"] == "detailed"
     rows = [symbol_row(g, i, detailed) for i in page]
-    verdict = completeness(g, "", [r], None, {g.files[f].language for f in file_ids})
+    verdict = completeness(g, "", [r], (), {g.files[f].language for f in file_ids})
     view = args["view"]
     if view == "full":
         grouped: dict[str, list[Row]] = {}
@@ -768,7 +765,7 @@ def get_source(s: Session, args: dict[str, Any]) -> str:
         digest = g.files[f].digest if f != NONE else ""
         requests.append(SourceRequest(loaded.name, loaded.root, g.path_of(i), g.qualified_names[i], g.names[i],
                                       g.kind_of(i), int(g.start_line[i]), int(g.end_line[i]), digest,
-                                      g.keys[i]))  # fmt: skip
+                                      g.key(i)))  # fmt: skip
     bodies, trimmed = read_bodies(requests, args["context_lines"])
     return render_bodies(g.snapshot_id, bodies, args["context_lines"], trimmed, args["response_format"] == "detailed")
 

@@ -76,7 +76,7 @@ def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> 
     if len(candidates) == 1:
         return candidates[0]
     if repository is not None and path is not None:
-        keys = ", ".join(graph.keys[i] for i in candidates[:MAX_CANDIDATES])
+        keys = ", ".join(graph.key(i) for i in candidates[:MAX_CANDIDATES])
         raise AmbiguousSymbolError(
             f'qualified name "{qualified}" names {len(candidates)} symbols in {repository} {path}, '
             f"so only a stable_key separates them: {keys}"
