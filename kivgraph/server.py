@@ -3,13 +3,14 @@ graph/tools.py, validates and dispatches calls, and turns errors into `CODE: mes
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
 from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.shared.exceptions import NoBackChannelError
 
 from kivgraph import __version__
 from kivgraph.errors import (
@@ -71,10 +72,15 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list(catalog))
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         try:
             if params.name == "index_project":
-                text = await index_project(ctx, catalog, params.arguments)
+                outcome = await index_project(ctx, catalog, params)
+                if isinstance(outcome, types.InputRequiredResult):
+                    return outcome
+                text = outcome
             else:
                 tool = TOOL_BY_NAME.get(params.name)
                 if tool is None:
@@ -93,18 +99,28 @@ def build_server(catalog: Catalog) -> Server[Any]:
                   on_call_tool=call_tool)  # fmt: skip
 
 
-async def index_project(ctx: ServerRequestContext[Any], catalog: Catalog, arguments: object) -> str:
-    args = validate("index_project", INDEX_PROJECT_PARAMS, arguments)
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"confirmed": {"type": "boolean", "description": "Index and publish?"}},
+    "required": ["confirmed"],
+}
+
+
+async def index_project(
+    ctx: ServerRequestContext[Any], catalog: Catalog, params: types.CallToolRequestParams
+) -> str | types.InputRequiredResult:
+    args = validate("index_project", INDEX_PROJECT_PARAMS, params.arguments)
     path: str | None = args.get("path") or (catalog.repositories[0] if catalog.repositories else None)
     if path is None:
         raise InvalidArgumentError("path is required: the server was started without a repository")
-    if not args.get("confirmed") and not await _approved_by_user(ctx, path):
-        raise PermissionRequiredError(
-            "user approval is required; confirm the operation with the user, then call again with confirmed=true"
-        )
+    asking = await _consent(ctx, params, path, bool(args.get("confirmed")))
+    if asking is not None:
+        return asking
     had_tools = catalog.session is not None
+    token = (ctx.meta or {}).get("progress_token")
+    progress = ProgressReporter(ctx, token) if token is not None else None
     try:
-        summary = await anyio.to_thread.run_sync(_index_and_publish, path)
+        summary = await anyio.to_thread.run_sync(_index_and_publish, path, progress)
     except KivgraphError as err:
         raise IndexingFailedError(f"project indexing failed: {err}") from err
     if path not in catalog.repositories:
@@ -117,29 +133,69 @@ async def index_project(ctx: ServerRequestContext[Any], catalog: Catalog, argume
     return json.dumps(summary, separators=(",", ":"))
 
 
-async def _approved_by_user(ctx: ServerRequestContext[Any], path: str) -> bool:
-    """Ask through elicitation when the client offers it; False when it cannot ask."""
+async def _consent(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, path: str, confirmed: bool
+) -> types.InputRequiredResult | None:
+    """None once the user approved; an input request to send when they must be asked first.
+
+    A client that can ask its user (elicitation) is always asked, and `confirmed` is ignored for
+    it: the model cannot approve on the user's behalf. Others need `confirmed: true`.
+    """
+    message = f"Allow kivgraph to index {path} and publish the generation to its git notes?"
+    answered = (params.input_responses or {}).get("approval")
+    if isinstance(answered, types.ElicitResult):
+        return _approved(answered)
     capability = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-    try:
-        if not ctx.session.check_client_capability(capability):
-            return False
-        answer = await ctx.session.elicit_form(
-            f"Allow kivgraph to index {path} and publish the generation to its git notes?",
-            {"type": "object", "properties": {"confirmed": {"type": "boolean"}}, "required": ["confirmed"]},
+    if not ctx.session.check_client_capability(capability):
+        if confirmed:
+            return None
+        raise PermissionRequiredError(
+            "user approval is required; confirm the operation with the user, then call again with confirmed=true"
         )
-    except Exception:  # noqa: BLE001 — no back channel: fall back to the confirmed argument
-        return False
+    try:
+        return _approved(await ctx.session.elicit_form(message, APPROVAL_SCHEMA))
+    except NoBackChannelError:
+        # Protocol 2026-07-28 has no server-initiated requests: the question rides on the result,
+        # and the client calls again with the answer.
+        form = types.ElicitRequestFormParams(message=message, requested_schema=APPROVAL_SCHEMA)
+        request = types.ElicitRequest(params=form)
+        return types.InputRequiredResult(input_requests={"approval": request})
+    except Exception as err:  # noqa: BLE001 — any transport failure means no approval was obtained
+        raise PermissionRequiredError(f"the client could not obtain indexing permission ({err})") from err
+
+
+def _approved(answer: types.ElicitResult) -> None:
     if answer.action != "accept" or not (answer.content or {}).get("confirmed"):
         raise PermissionDeniedError("project indexing was not approved")
-    return True
 
 
-def _index_and_publish(path: str) -> dict[str, Any]:
+class ProgressReporter:
+    """An indexing progress callback, called in the worker thread, that sends notifications/progress:
+    one per stage and per tenth of its work, numbered 1, 2, 3… (there is no total to promise)."""
+
+    def __init__(self, ctx: ServerRequestContext[Any], token: str | int) -> None:
+        self.ctx, self.token = ctx, token
+        self.sent = 0
+        self.last: tuple[str, int] = ("", -1)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        step = (stage, done * 10 // total if total else 0)
+        if step == self.last:
+            return
+        self.last = step
+        self.sent += 1
+        message = f"{stage} {done}/{total}" if total else stage
+        with contextlib.suppress(Exception):  # progress is a courtesy; indexing goes on without it
+            anyio.from_thread.run(self.ctx.session.send_progress_notification, self.token, float(self.sent), None,
+                                  message)  # fmt: skip
+
+
+def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     from kivgraph.indexing import index_repository
     from kivgraph.store import save_to_notes
     from kivgraph.store.notes import open_repository
 
-    generation = index_repository(path, run_analyzers=True)
+    generation = index_repository(path, run_analyzers=True, progress=progress)
     blob = save_to_notes(open_repository(path), generation)
     return {"repository": generation.header.repository, "commit": generation.header.commit,
             "symbols": len(generation.symbols), "edges": len(generation.edges), "bytes": len(blob)}  # fmt: skip

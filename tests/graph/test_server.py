@@ -180,3 +180,62 @@ def test_without_a_generation_only_index_project_is_served_until_it_publishes(tm
     assert before == ["index_project"]
     assert json.loads(text)["repository"] == "fresh"
     assert len(after) == 12
+
+
+def fresh_repo(tmp_path: Path, name: str) -> Repo:
+    require("scip-go")
+    repo = Repo(tmp_path / name)
+    shutil.copytree(FIXTURES / "exact" / "go", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    return repo
+
+
+def test_index_project_asks_the_user_through_elicitation_and_reports_progress(tmp_path: Path):
+    """On the 2025-11-25 protocol the server asks over the back channel and streams progress."""
+    from mcp import types
+
+    repo = fresh_repo(tmp_path, "asked")
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+    asked: list[str] = []
+    progress: list[tuple[float, str | None]] = []
+
+    async def approve(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirmed": True})
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, message))
+
+    async def go() -> str:
+        async with Client(build_server(catalog), elicitation_callback=approve, mode="legacy") as client:
+            result = await client.call_tool("index_project", {}, progress_callback=on_progress)
+            return result.content[0].text  # type: ignore[union-attr]
+
+    text = anyio.run(go)
+    assert json.loads(text)["repository"] == "asked"
+    assert asked and str(repo.path) in asked[0]
+    assert progress and [p for p, _ in progress] == sorted(p for p, _ in progress)
+    assert any(message and message.startswith("parse") for _, message in progress)
+
+
+def test_index_project_declined_by_the_user_is_permission_denied_and_publishes_nothing(tmp_path: Path):
+    """On the 2026-07-28 protocol the question rides on an input-required result; `confirmed` from
+    the model does not stand in for the user's answer."""
+    from mcp import types
+
+    repo = fresh_repo(tmp_path, "declined")
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+
+    async def decline(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async def go() -> tuple[bool, str]:
+        async with Client(build_server(catalog), elicitation_callback=decline) as client:
+            result = await client.call_tool("index_project", {"confirmed": True})
+            return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+
+    failed, text = anyio.run(go)
+    assert failed and text.startswith("PERMISSION_DENIED: ")
+    assert repo.git("notes", "--ref=kivgraph", "list") == ""
