@@ -70,6 +70,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        catalog.refresh()
         return types.ListToolsResult(tools=tool_list(catalog))
 
     async def call_tool(

@@ -2,42 +2,95 @@
 one entry point that validates a tool's arguments and runs it (MCP and `kivgraph query` share it)."""
 
 import json
+import os
+import time
 from dataclasses import dataclass, field
 
-from kivgraph.errors import GenerationNotFoundError
+import pygit2
+
+from kivgraph.errors import GenerationNotFoundError, KivgraphError
 from kivgraph.graph.arguments import validate
 from kivgraph.graph.index import Graph
 from kivgraph.graph.load import LoadedRepository, load_file, load_repository
 from kivgraph.graph.queries import Session
 from kivgraph.graph.tools import Tool
+from kivgraph.store import NOTES_REF
+
+RECHECK_SECONDS = 2.0
+"""How often a served graph looks for a moved HEAD or a newly published note."""
 
 
 @dataclass
 class Catalog:
-    """What is served: the repositories and generation files asked for, and the graph loaded from them."""
+    """What is served: the repositories and generation files asked for, and the graph loaded from them.
+
+    A source that cannot be loaded (no generation, a corrupt note, not a repository) is recorded in
+    `problems` and the others are served. `refresh` reloads when a repository's HEAD or its notes
+    ref moved, so a running server answers from the newest generation (and old cursors expire).
+    """
 
     repositories: list[str]
     generation_files: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     session: Session | None = None
     problems: list[str] = field(default_factory=list[str])
+    _signature: tuple[tuple[str, str], ...] = ()
+    _checked: float = 0.0
 
     def load(self) -> None:
         loaded: list[LoadedRepository] = []
-        self.problems = []
+        problems: list[str] = []
+        self._signature = self._current_signature()
+        self._checked = time.monotonic()
         for path in self.repositories:
             try:
                 loaded.append(load_repository(path))
-            except GenerationNotFoundError as err:
-                self.problems.append(str(err))
+            except KivgraphError as err:
+                problems.append(f"{path}: {err}")
         for path, root in self.generation_files:
-            loaded.append(load_file(path, root))
-        self.session = Session(Graph(loaded)) if loaded else None
+            try:
+                loaded.append(load_file(path, root))
+            except KivgraphError as err:
+                problems.append(f"{path}: {err}")
+        self.problems = problems
+        self.session = Session(Graph(loaded), tuple(problems)) if loaded else None
+
+    def refresh(self) -> bool:
+        """Reload when a served repository moved or published a note; True when it did."""
+        now = time.monotonic()
+        if now - self._checked < RECHECK_SECONDS:
+            return False
+        self._checked = now
+        if self._current_signature() == self._signature:
+            return False
+        self.load()
+        return True
+
+    def _current_signature(self) -> tuple[tuple[str, str], ...]:
+        marks: list[tuple[str, str]] = []
+        for path in self.repositories:
+            try:
+                repo = pygit2.Repository(path)
+                head = "" if repo.head_is_unborn else str(repo.head.target)
+                notes = repo.references.get(NOTES_REF)
+                marks.append((head, str(notes.target) if notes is not None else ""))
+            except (pygit2.GitError, KeyError, ValueError):
+                marks.append(("", ""))
+        for path, _ in self.generation_files:
+            try:
+                stat = os.stat(path)
+                marks.append((str(stat.st_mtime_ns), str(stat.st_size)))
+            except OSError:
+                marks.append(("", ""))
+        return tuple(marks)
 
 
 def run_tool(catalog: Catalog, tool: Tool, arguments: object) -> str:
     """The text of a successful answer; KivgraphError for every refusal."""
+    catalog.refresh()
     if catalog.session is None:
-        raise GenerationNotFoundError("the served repositories", "call index_project first.")
+        raise GenerationNotFoundError(
+            "the served repositories", "; ".join(catalog.problems) or "call index_project first."
+        )
     args = validate(tool.name, tool.params, arguments)
     if isinstance(arguments, dict) and "limit" in arguments:
         args["limit_given"] = True

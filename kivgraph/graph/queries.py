@@ -40,8 +40,10 @@ CANDIDATE_CODE = CONFIDENCES.index(Confidence.CANDIDATE)
 class Session:
     """One loaded graph and what queries derive from it lazily (the intent index, member lists)."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, problems: tuple[str, ...] = ()) -> None:
         self.graph = graph
+        self.problems = problems
+        """Sources that could not be loaded, for graph_status."""
 
     @cached_property
     def intent(self) -> IntentIndex:
@@ -839,6 +841,8 @@ def graph_status(s: Session, args: dict[str, Any]) -> Row:
         "repository_freshness": freshness,
         "repositories_moved": sum(1 for row in freshness if row.get("moved")),
     }
+    if s.problems:
+        results["unavailable"] = list(s.problems)
     derived = [i for i, r in enumerate(g.repositories) if r.derived]
     if derived:
         is_derived = g.repository[g.edge_source]

@@ -11,8 +11,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from kivgraph.graph.catalog import Catalog
-from kivgraph.graph.tools import INSTRUCTIONS, TOOLS
+from kivgraph.errors import KivgraphError
+from kivgraph.graph.catalog import Catalog, run_tool
+from kivgraph.graph.tools import INSTRUCTIONS, TOOL_BY_NAME, TOOLS
 from kivgraph.indexing import index_repository
 from kivgraph.server import build_server
 from kivgraph.store import save_to_notes
@@ -239,3 +240,35 @@ def test_index_project_declined_by_the_user_is_permission_denied_and_publishes_n
     failed, text = anyio.run(go)
     assert failed and text.startswith("PERMISSION_DENIED: ")
     assert repo.git("notes", "--ref=kivgraph", "list") == ""
+
+
+def test_a_running_server_follows_a_newly_published_generation_and_expires_old_cursors(tmp_path: Path, monkeypatch):
+    from kivgraph.graph import catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "RECHECK_SECONDS", 0.0)
+    repo = fresh_repo(tmp_path, "moving")
+    save_to_notes(open_repository(str(repo.path)), index_repository(str(repo.path), run_analyzers=False))
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+    first = json.loads(run_tool(catalog, TOOL_BY_NAME["find_symbol"], {"name": "S", "mode": "prefix", "limit": 1}))
+    repo.commit({"shapes/extra.go": "package shapes\n\n// Spare is new.\nfunc Spare() int { return 1 }\n"})
+    moved = json.loads(run_tool(catalog, TOOL_BY_NAME["list_repositories"], {}))
+    assert moved["results"][0]["moved"] is True  # HEAD moved, the note is on its parent: reported, not hidden
+    save_to_notes(open_repository(str(repo.path)), index_repository(str(repo.path), run_analyzers=False))
+    found = json.loads(run_tool(catalog, TOOL_BY_NAME["find_symbol"], {"name": "Spare"}))
+    assert found["total"] == 1 and found["snapshot_id"] != first["snapshot_id"]
+    with pytest.raises(KivgraphError) as expired:
+        run_tool(catalog, TOOL_BY_NAME["find_symbol"], {"name": "S", "mode": "prefix", "limit": 1,
+                                                        "cursor": first["next_cursor"]})  # fmt: skip
+    assert expired.value.code == "CURSOR_SNAPSHOT_EXPIRED"
+
+
+def test_a_corrupt_note_is_reported_and_the_other_repositories_are_served(tmp_path: Path, go_repo: Repo):
+    broken = fresh_repo(tmp_path, "broken")
+    head = broken.git("rev-parse", "HEAD")
+    broken.git("notes", "--ref=kivgraph", "add", "-m", "not a generation", head)
+    catalog = Catalog([str(go_repo.path), str(broken.path)])
+    catalog.load()
+    status = json.loads(run_tool(catalog, TOOL_BY_NAME["graph_status"], {}))["results"]
+    assert status["repositories"] == 1
+    assert any("broken" in problem and "corrupt" in problem for problem in status["unavailable"])
