@@ -30,8 +30,8 @@ INDEX_PROJECT_PARAMS = (
     Param("confirmed", "boolean", "The user approved indexing (needed when the client cannot ask them)."),
 )
 INDEX_PROJECT_DESCRIPTION = (
-    "Index a repository at HEAD with its type checkers and publish the generation to its git notes, after "
-    "explicit user approval; the only tool that changes anything, and it never writes inside source files."
+    "Index a repository at HEAD with its type checkers and publish the result to its git notes, once the user "
+    "approves; the only tool that changes anything, never a source file."
 )
 
 

@@ -98,7 +98,10 @@ def _check(p: Param, value: object) -> Any:
             raise InvalidArgumentError(f"{p.name} must be true or false")
         return value
     if p.type == "integer":
-        if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+        # A float must be integral; NaN and infinity (which json.loads accepts) are not, and int() would raise.
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not value.is_integer()
+        ):
             raise InvalidArgumentError(f"{p.name} must be an integer")
         number = int(value)
         if p.name == "limit" and number == 0:

@@ -74,9 +74,9 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "find_references",
         "Find references",
-        "Who calls or references a symbol, type-checked not name-matched, so an empty answer means nobody does; "
-        "a bare name is enough (ambiguity lists candidates) and view files answers which files to open; a rare "
-        "name in one small repository is cheaper to grep.",
+        "Who calls or references a symbol, type-checked not name-matched, so an empty answer means nobody "
+        "does; a bare name is enough and view files says which files to open; a rare name in one small "
+        "repository is cheaper to grep.",
         (
             *SELECTOR,
             Param("name", "string", "Bare declared name, instead of a selector."),
@@ -175,8 +175,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "find_by_intent",
         "Find by intent",
-        "When you do not know the name: files and symbols ranked by how well their identifiers, paths and doc "
-        "comments match your keywords; when you know the name, find_symbol is exact.",
+        "When you do not know the name: files and symbols ranked by how their identifiers, paths and doc "
+        "comments match your keywords; find_symbol is exact when you know it.",
         (
             Param("keywords", "strings", "Words describing what you look for.", required=True),
             INCLUDE_DERIVED,
@@ -212,7 +212,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "get_source",
         "Get source",
-        "The code of several symbols in one call, checked against the index and re-anchored when the file "
+        "The code of several symbols in one call, checked against the index and re-anchored when a file "
         "moved; better than reading line ranges one by one.",
         (
             Param("symbols", "selectors", "Up to twenty selectors.", required=True, maximum=20),
@@ -231,8 +231,8 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "graph_status",
         "Graph status",
-        "The loaded graph: counts, analyzers, formats and whether a repository moved since it was indexed; call "
-        "it when an answer looks stale.",
+        "The loaded graph: counts, analyzers and whether a repository moved since it was indexed; call it "
+        "when an answer looks stale.",
         (),
         queries.graph_status,
     ),

@@ -272,3 +272,13 @@ def test_a_corrupt_note_is_reported_and_the_other_repositories_are_served(tmp_pa
     status = json.loads(run_tool(catalog, TOOL_BY_NAME["graph_status"], {}))["results"]
     assert status["repositories"] == 1
     assert any("broken" in problem and "corrupt" in problem for problem in status["unavailable"])
+
+
+def test_tool_descriptions_route_in_one_sentence_without_digits_and_stay_small():
+    from kivgraph.server import INDEX_PROJECT_DESCRIPTION
+
+    descriptions = {t.name: t.description for t in TOOLS} | {"index_project": INDEX_PROJECT_DESCRIPTION}
+    assert all(not any(c.isdigit() for c in d) for d in descriptions.values())
+    assert all(d.count(". ") == 0 and d.endswith(".") for d in descriptions.values())
+    # What a client keeps resident in the model's context: names and descriptions.
+    assert sum(len(name) + len(d) for name, d in descriptions.items()) <= 1900
