@@ -117,8 +117,8 @@ def freshness(repo: pygit2.Repository, indexed: str, behind: int) -> Freshness:
     where = f"on {branch}" if branch else "on a detached HEAD"
     detail = (
         f"indexed at commit {indexed[:7]}, the tree is now at {current[:7]} {where}"
-        + (f", {behind} commits later" if behind else "")
-        + (f", {changed} files changed since" if changed else "")
+        + (f", {behind} commit{'s' if behind != 1 else ''} later" if behind else "")
+        + (f", {changed} file{'s' if changed != 1 else ''} changed since" if changed else "")
     )
     return Freshness(indexed, current, branch, True, detail, behind, changed)
 

@@ -335,23 +335,21 @@ def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
     return row
 
 
-TRAVERSAL_TAIL = ["kind", "depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"]
+TRAVERSAL_TAIL = ["kind", "hop_depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"]
 
 
 def traversal_page(g: Graph, rows: list[Row], view: str) -> Row:
+    # Renamed before compact_page measures the two shapes, so the one it keeps is the smaller as served.
+    rows = [renamed(row, "depth", "hop_depth") for row in rows]
     header = hoist(rows, ["repository"])
     shape = compact_page(
         rows,
-        ["kind", "depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"],
-        ["kind", "depth", "via_kind", "via_confidence", "via_provenance", "via_interface"],
+        ["kind", "hop_depth", "reached_from", "via_kind", "via_confidence", "via_provenance", "via_interface"],
+        ["kind", "hop_depth", "via_kind", "via_confidence", "via_provenance", "via_interface"],
         "files",
         spell_by_file(TRAVERSAL_TAIL, header.get("repository")),
         regroup=["reached_from"],
     )
-    shape = renamed(shape, "depth", "hop_depth")
-    shape["groups"] = [renamed(group, "depth", "hop_depth") for group in shape.get("groups", [])]
-    if not shape["groups"]:
-        del shape["groups"]
     return {**header, **shape}
 
 
@@ -521,8 +519,15 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
         edges.append(e)
     unresolved = 0
     if package is not None:
+        # scip-go names the module ("example.com/lib") and spells the symbol with its import path
+        # ("example.com/lib/geo.Scale"); a module match counts only for a symbol of this package.
+        module = package.name.partition(" ")[0] if package.language == "go" else ""
         for x in g.externals:
-            if x.repository == home or x.package not in (package.name, package.id, package.label):
+            if x.repository == home:
+                continue
+            if x.package not in (package.name, package.id, package.label) and not (
+                module and x.package == module and x.symbol.startswith(package.label + ".")
+            ):
                 continue
             if not (x.symbol == qualified or names_symbol(x.symbol, name)):
                 continue
@@ -625,7 +630,9 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
                     entry["end"] = row["end_line"]
                 if row["qualified_name"] != row["name"]:
                     entry["qn"] = row["qualified_name"]
-                if "name" not in fixed and not row["qualified_name"].endswith(row["name"]):
+                # The name is left out only when the header states it or the printed qn ends with it.
+                derivable = "qn" in entry and entry["qn"].endswith(tuple(sep + row["name"] for sep in ".:#/"))
+                if "name" not in fixed and not derivable:
                     entry["name"] = row["name"]
                 for column in ("kind", "exported"):
                     if column not in fixed:
@@ -790,6 +797,8 @@ def repository_rows(g: Graph) -> list[Row]:
             if state.current_branch:
                 row["current_branch"] = state.current_branch
             row["moved"] = state.moved
+            if state.moved:
+                row["commits_since"], row["files_changed"] = state.commits_behind, state.files_changed
             if state.detail:
                 row["moved_detail"] = state.detail
             row["source"] = loaded.location

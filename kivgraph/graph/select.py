@@ -29,8 +29,8 @@ def check_repository(graph: Graph, repository: str) -> int:
 
 
 def _where(graph: Graph, i: int) -> str:
-    start, end = int(graph.start_line[i]), int(graph.end_line[i])
-    return f"{graph.repository_name(i)} {graph.path_of(i)}:{start}-{end}"
+    """A candidate as `repository:path:line`, the triple the next call narrows with."""
+    return f"{graph.repository_name(i)}:{graph.path_of(i)}:{int(graph.start_line[i])}"
 
 
 def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> int:
@@ -108,10 +108,7 @@ def _by_name(graph: Graph, name: str, repository: str | None, path: str | None, 
                                   or repository else ""))  # fmt: skip
     if len(declarations) == 1:
         return declarations[0]
-    listed = ", ".join(
-        f"{graph.repository_name(i)}:{graph.path_of(i)}:{int(graph.start_line[i])}"
-        for i in declarations[:MAX_CANDIDATES]
-    )
+    listed = ", ".join(_where(graph, i) for i in declarations[:MAX_CANDIDATES])
     raise AmbiguousSymbolError(
         f'name "{name}" declares {len(declarations)} symbols; repeat with the repository and path of the one '
         f"you mean: {listed}"
