@@ -1,6 +1,8 @@
 """The loaded graph: every repository's generation merged under integer ids, with CSR adjacency in
 both directions and the name, qualified-name and path indexes every query starts from."""
 
+import base64
+import binascii
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
@@ -13,7 +15,7 @@ import numpy.typing as npt
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.graph.load import LoadedRepository
 from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind
-from kivgraph.store.codec import NONE
+from kivgraph.store.codec import KEY_BYTES, NONE
 
 IntArray = npt.NDArray[np.int32]
 EDGE_KINDS = list(EdgeKind)
@@ -21,6 +23,8 @@ CONFIDENCES = list(Confidence)
 PROVENANCES = list(Provenance)
 SYMBOL_KINDS = list(SymbolKind)
 LANGUAGES = list(Language)
+KEY_TEXT_LENGTH = 52
+"""A stable key's text: 256 bits in unpadded base32."""
 REFERENCE_KINDS = frozenset(k for k in EdgeKind if k not in (EdgeKind.CONTAINS, EdgeKind.METHOD_OF))
 """Edge kinds that are uses; containment is structure and never a row of a reference query."""
 
@@ -259,12 +263,23 @@ class Graph:
         return self.repositories[r].columns.key(symbol - self.symbol_offsets[r])
 
     @cached_property
-    def by_key(self) -> dict[str, int]:
-        index: dict[str, int] = {}
+    def _by_key_bytes(self) -> dict[bytes, int]:
+        """Raw 32-byte keys → symbol: slicing the key column costs a tenth of turning it into text."""
+        index: dict[bytes, int] = {}
         for r, loaded in enumerate(self.repositories):
-            c, base = loaded.columns, self.symbol_offsets[r]
-            index.update((c.key(i), base + i) for i in range(c.count("symbols")))
+            raw, base = loaded.columns.symbol_keys, self.symbol_offsets[r]
+            index.update((raw[i : i + KEY_BYTES], base + i // KEY_BYTES) for i in range(0, len(raw), KEY_BYTES))
         return index
+
+    def find_key(self, key: str) -> int | None:
+        """The symbol a stable key names, or None (a malformed key names nothing)."""
+        if len(key) != KEY_TEXT_LENGTH or not key.isascii() or not key.isalnum():
+            return None
+        try:
+            raw = base64.b32decode(key + "=" * (-len(key) % 8))
+        except (binascii.Error, ValueError):
+            return None
+        return self._by_key_bytes.get(raw)
 
     @cached_property
     def by_name(self) -> dict[str, list[int]]:

@@ -60,7 +60,7 @@ def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> 
             raise InvalidArgumentError(
                 "repository and path narrow a qualified_name; a stable_key already names one symbol"
             )
-        found = graph.by_key.get(key)
+        found = graph.find_key(key)
         if found is None:
             raise SymbolNotFoundError(f'symbol "{key}" was not found')
         return found
