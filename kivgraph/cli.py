@@ -343,6 +343,60 @@ def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
     return rows
 
 
+@cli.command("diff-impact")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option(
+    "--base", "base", help="Base revision (default: where HEAD left the default branch; HEAD with --worktree)."
+)
+@click.option("--head", "head", default="HEAD", show_default=True, help="Head revision.")
+@click.option("--worktree", is_flag=True, help="Compare the working tree (uncommitted changes) with the base.")
+@click.option("--depth", type=click.IntRange(1, 5), default=3, show_default=True, help="Hops of transitive impact.")
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="Report format.")  # fmt: skip
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Write the report to FILE instead of stdout.")
+@click.option("--fail-on", "fail_on", type=click.IntRange(min=1),
+              help="Exit 3 when at least N symbols are affected (a CI gate).")  # fmt: skip
+@click.option(
+    "--index-missing",
+    is_flag=True,
+    help="Index the base commit when it has no generation (else the nearest indexed ancestor is used).",
+)
+@click.option("--link-base", help="URL prefix for markdown links, e.g. https://github.com/o/r/blob/<sha>.")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+def diff_impact(
+    path: str, base: str | None, head: str, worktree: bool, depth: int, output_format: str, out: str | None,
+    fail_on: int | None, index_missing: bool, link_base: str | None, ref: str,
+) -> None:  # fmt: skip
+    """What a change breaks: changed symbols between two revisions (or the working tree) and
+    everything that transitively depends on them, from the base commit's generation."""
+    from kivgraph.impact.analysis import analyze
+    from kivgraph.impact.report import to_json, to_markdown, to_text
+
+    if worktree and head != "HEAD":
+        raise InvalidArgumentError("--worktree compares the working tree; it cannot be combined with --head.")
+    impact = analyze(path, base, None if worktree else head, depth, index_missing, ref)
+    if output_format == "json":
+        report = json.dumps(to_json(impact), indent=2) + "\n"
+    elif output_format == "markdown":
+        prefix = link_base.rstrip("/") if link_base else None
+        report = to_markdown(impact, (lambda p, line: f"{prefix}/{p}#L{line}") if prefix else None)
+    else:
+        stream = sys.stdout if out is None else None
+        color = stream is not None and use_color(stream)
+        report = to_text(impact, (lambda text, fg: click.style(text, fg=fg)) if color else (lambda text, _: text))
+    if out is not None:
+        try:
+            with open(out, "w", encoding="utf-8") as handle:
+                handle.write(report)
+        except OSError as err:
+            raise KivgraphError(f"cannot write the report to {out}: {err.strerror}.") from err
+    else:
+        click.echo(report, nl=False, color=True)
+    if fail_on is not None and len(impact.affected) >= fail_on:
+        click.echo(f"{len(impact.affected)} symbols affected, at or above --fail-on {fail_on}.", err=True)
+        raise SystemExit(3)
+
+
 def _sources(repos: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
     """(repositories read from notes, generation files with their working tree).
 

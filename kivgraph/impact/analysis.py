@@ -1,0 +1,330 @@
+"""diff → changed symbols → blast radius over the base generation: the answer diff-impact, the PR
+comment and the Action share. The base graph comes from notes; only the changed files are parsed."""
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pygit2
+
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError
+from kivgraph.graph.answer import completeness
+from kivgraph.graph.index import REFERENCE_KINDS, Graph
+from kivgraph.graph.load import LoadedRepository, freshness
+from kivgraph.graph.queries import EDGE_KINDS, walk
+from kivgraph.impact.diff import FileChange, Fingerprints, changed_files
+from kivgraph.languages import adapter, language_of
+from kivgraph.languages.scopes import FileScopes
+from kivgraph.store import NOTES_REF, note_location, read_note, save_to_notes
+from kivgraph.store.codec import decode_columns
+from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository, resolve_commit
+
+DEFAULT_DEPTH = 3
+MAX_NODES = 5000
+DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "main", "origin/master", "master")
+ALL_REFERENCE_CODES = frozenset(EDGE_KINDS.index(k) for k in REFERENCE_KINDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One declaration of a changed file, on one side of the diff."""
+
+    path: str
+    qualified_name: str
+    name: str
+    kind: str
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Affected:
+    qualified_name: str
+    kind: str
+    repository: str
+    file_path: str
+    start_line: int
+    end_line: int
+    depth: int
+    via_kind: str
+    via_confidence: str
+    reached_from: str
+    via_interface: str = ""
+
+
+@dataclass(slots=True)
+class ChangedSymbol:
+    change: str
+    """added, modified, signature_changed, deleted or moved."""
+    qualified_name: str
+    name: str
+    kind: str
+    language: str
+    file_path: str
+    """Where it is now (head), or was (deleted)."""
+    start_line: int
+    end_line: int
+    base_path: str = ""
+    signature_before: str = ""
+    signature_after: str = ""
+    in_base_graph: bool = False
+    affected: list[Affected] = field(default_factory=list[Affected])
+    truncated: bool = False
+    completeness: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    @property
+    def direct(self) -> int:
+        return sum(1 for a in self.affected if a.depth == 1)
+
+
+@dataclass(slots=True)
+class Impact:
+    repository: str
+    base_commit: str
+    head_commit: str
+    """"" for the working tree."""
+    generation_commit: str
+    """The commit whose generation served as the base graph (the base, or an ancestor)."""
+    depth: int
+    changed: list[ChangedSymbol]
+    files_changed: int
+    notes: list[str]
+    """Statements a reader must see: a stale base, a base indexed now, a default base chosen."""
+    completeness: dict[str, Any]
+    seconds: float = 0.0
+
+    @property
+    def affected(self) -> list[Affected]:
+        """Every symbol reached from any changed one, once (nearest depth first)."""
+        seen: dict[tuple[str, str, str, int], Affected] = {}
+        for symbol in self.changed:
+            for a in symbol.affected:
+                key = (a.repository, a.file_path, a.qualified_name, a.start_line)
+                if key not in seen or a.depth < seen[key].depth:
+                    seen[key] = a
+        return sorted(seen.values(), key=lambda a: (a.depth, a.repository, a.file_path, a.start_line))
+
+
+def default_base(repo: pygit2.Repository, head: pygit2.Commit | None) -> tuple[pygit2.Commit, str]:
+    """The base when none is given: HEAD for the working tree; else where head left the default branch."""
+    if head is None:
+        return repo.head.peel(pygit2.Commit), "base: HEAD (the working tree's last commit)"
+    for name in DEFAULT_BRANCHES:
+        try:
+            branch = repo.revparse_single(name).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+        merge_base: pygit2.Oid | None = repo.merge_base(branch.id, head.id)
+        # pygit2's stub says Oid, but unrelated histories give None.
+        found = repo.get(merge_base) if merge_base is not None and merge_base != head.id else None  # pyright: ignore[reportUnnecessaryComparison]
+        if found is not None:
+            return found.peel(pygit2.Commit), f"base: merge-base with {name}"
+    if not head.parents:
+        raise InvalidArgumentError("the head commit has no parent and no default branch to compare with; pass --base.")
+    return head.parents[0], "base: the head commit's parent"
+
+
+def base_generation(
+    repo: pygit2.Repository, base: pygit2.Commit, index_missing: bool, ref: str, notes: list[str]
+) -> tuple[LoadedRepository, str]:
+    """The base graph: the note on the base commit, else (stated) a freshly indexed one or the
+    nearest indexed ancestor's."""
+    commit = str(base.id)
+    root = repo.workdir or repo.path
+    try:
+        blob = read_note(repo, commit, ref)
+    except GenerationNotFoundError:
+        if index_missing:
+            from kivgraph.indexing import index_repository
+
+            generation = index_repository(root, commit, run_analyzers=True)
+            blob = save_to_notes(repo, generation, ref)
+            notes.append(f"the base {commit[:12]} had no generation: indexed it now and stored the note")
+        else:
+            noted = {n.commit for n in NotesStore(repo, ref).entries()}
+            nearest = nearest_noted_ancestor(repo, base, noted) if noted else None
+            if nearest is None:
+                raise GenerationNotFoundError(
+                    note_location(commit, ref),
+                    "neither the base nor any ancestor is indexed; pass --index-missing, or run `kivgraph index "
+                    f"--commit {commit[:12]}` first.",
+                ) from None
+            commit, distance = nearest
+            blob = read_note(repo, commit, ref)
+            notes.append(
+                f"the base {str(base.id)[:12]} has no generation: callers come from the nearest indexed ancestor "
+                f"{commit[:12]}, {distance} commit{'s' if distance != 1 else ''} earlier (pass --index-missing "
+                "to index the base itself)"
+            )
+    location = note_location(commit, ref)
+    columns = decode_columns(blob, location)
+    loaded = LoadedRepository(columns.header.repository, root, location, columns, len(blob),
+                              freshness(repo, commit, 0))  # fmt: skip
+    return loaded, commit
+
+
+def declarations(path: str, source: bytes, fingerprints: Fingerprints) -> list[Declared]:
+    """The declarations of one file version, with qualified names as indexing computes them."""
+    language = language_of(path)
+    if language is None or not source:
+        return []
+    lang_adapter = adapter(language)
+    syntax = lang_adapter.parse(path, source)
+    scopes = FileScopes.build(path, language, syntax, None, lang_adapter.separator)
+    decls = syntax.declarations
+    children: dict[int, list[range]] = {}
+    for j, parent in enumerate(scopes.parents):
+        if parent >= 0:
+            children.setdefault(parent, []).append(range(decls[j].start_line, decls[j].end_line + 1))
+    found: list[Declared] = []
+    for i, d in enumerate(decls):
+        tokens = fingerprints.tokens(path, source, range(d.start_line, d.end_line + 1), children.get(i, []))
+        found.append(Declared(path, scopes.qualified_names[i], d.name, d.kind.value, language.value, d.start_line,
+                              d.end_line, d.signature, tokens))  # fmt: skip
+    return found
+
+
+def changed_symbols(changes: list[FileChange]) -> list[ChangedSymbol]:
+    """Classify every declaration of the changed files: edits that only touch comments or layout
+    are no change; a declaration that left one file for another with the same body moved."""
+    fingerprints = Fingerprints()
+    found: list[ChangedSymbol] = []
+    gone: list[Declared] = []
+    new: list[Declared] = []
+    for change in changes:
+        if change.binary:
+            continue
+        before = declarations(change.old_path, change.old_source(), fingerprints) if change.old_path else []
+        after = declarations(change.new_path, change.new_source(), fingerprints) if change.new_path else []
+        waiting: dict[tuple[str, str], list[Declared]] = {}
+        for n in after:
+            waiting.setdefault((n.qualified_name, n.kind), []).append(n)
+        for old in before:
+            candidates = waiting.get((old.qualified_name, old.kind))
+            if not candidates:
+                gone.append(old)
+                continue
+            match = candidates.pop(0)
+            if old.tokens == match.tokens:
+                if change.old_path != change.new_path:
+                    found.append(_changed("moved", old, match))
+                continue
+            kind = "signature_changed" if old.signature != match.signature else "modified"
+            found.append(_changed(kind, old, match))
+        new.extend(n for group in waiting.values() for n in group)
+    for old in gone:
+        match = next((n for n in new if (n.qualified_name, n.kind, n.tokens) == (old.qualified_name, old.kind,
+                                                                              old.tokens)), None)  # fmt: skip
+        if match is not None:
+            new.remove(match)
+            found.append(_changed("moved", old, match))
+        else:
+            found.append(_changed("deleted", old, None))
+    found.extend(_changed("added", None, n) for n in new)
+    order = {"signature_changed": 0, "deleted": 1, "modified": 2, "moved": 3, "added": 4}
+    return sorted(found, key=lambda c: (order[c.change], c.file_path, c.start_line))
+
+
+def _changed(kind: str, old: Declared | None, new: Declared | None) -> ChangedSymbol:
+    now = new or old
+    assert now is not None
+    return ChangedSymbol(
+        kind, now.qualified_name, now.name, now.kind, now.language, now.path, now.start_line, now.end_line,
+        base_path=old.path if old else "", signature_before=old.signature if old else "",
+        signature_after=new.signature if new else "",
+    )  # fmt: skip
+
+
+def analyze(
+    path: str,
+    base_rev: str | None = None,
+    head_rev: str | None = "HEAD",
+    depth: int = DEFAULT_DEPTH,
+    index_missing: bool = False,
+    ref: str = NOTES_REF,
+) -> Impact:
+    """The impact of head (a revision, or None for the working tree) against base."""
+    started = time.monotonic()
+    repo = open_repository(path)
+    if not 1 <= depth <= 5:
+        raise InvalidArgumentError("--depth must be between 1 and 5.")
+    head = resolve_commit(repo, head_rev) if head_rev is not None else None
+    notes: list[str] = []
+    if base_rev is None:
+        base, chosen = default_base(repo, head)
+        notes.append(chosen)
+    else:
+        base = resolve_commit(repo, base_rev)
+    changes = changed_files(repo, base, head)
+    symbols = changed_symbols(changes)
+    loaded, generation_commit = base_generation(repo, base, index_missing, ref, notes)
+    graph = Graph([loaded])
+    for symbol in symbols:
+        if symbol.change == "added":
+            continue
+        root = _base_id(graph, symbol)
+        if root is None:
+            continue
+        symbol.in_base_graph = True
+        visits, symbol.truncated = walk(graph, [root], True, depth, MAX_NODES, ALL_REFERENCE_CODES, None, True)
+        symbol.affected = [
+            Affected(graph.qualified_names[v.node], graph.kind_of(v.node), graph.repository_name(v.node),
+                     graph.path_of(v.node), int(graph.start_line[v.node]), int(graph.end_line[v.node]), v.depth,
+                     EDGE_KINDS[int(graph.edge_kind[v.edge])].value,
+                     _confidence(graph, v.edge), graph.qualified_names[v.came_from], v.through)
+            for v in visits
+        ]  # fmt: skip
+        languages = {symbol.language} | {graph.language_of(v.node) for v in visits}
+        symbol.completeness = completeness(graph, symbol.name, [0], graph.unresolved_naming(symbol.name), languages)
+    overall = _overall(symbols)
+    return Impact(
+        repository=loaded.name,
+        base_commit=str(base.id),
+        head_commit=str(head.id) if head is not None else "",
+        generation_commit=generation_commit,
+        depth=depth,
+        changed=symbols,
+        files_changed=len(changes),
+        notes=notes,
+        completeness=overall,
+        seconds=time.monotonic() - started,
+    )
+
+
+def _confidence(graph: Graph, edge: int) -> str:
+    from kivgraph.graph.index import CONFIDENCES
+
+    return CONFIDENCES[int(graph.edge_confidence[edge])].value
+
+
+def _base_id(graph: Graph, symbol: ChangedSymbol) -> int | None:
+    path = symbol.base_path or symbol.file_path
+    for i in graph.by_qualified_name.get(symbol.qualified_name, []):
+        if graph.path_of(i) == path and graph.kind_of(i) == symbol.kind:
+            return i
+    return None
+
+
+def _overall(symbols: list[ChangedSymbol]) -> dict[str, Any]:
+    """One verdict for the whole change: LOWER_BOUND as soon as any changed symbol's answer is."""
+    bounded = [s.completeness for s in symbols if s.completeness.get("verdict") == "LOWER_BOUND"]
+    if not bounded:
+        return {"verdict": "COMPLETE"}
+    scopes: dict[str, dict[str, Any]] = {}
+    spots: dict[str, dict[str, Any]] = {}
+    for verdict in bounded:
+        for scope in verdict.get("invisible_scopes", []):
+            scopes.setdefault(f"{scope['reason']}|{scope['path']}|{scope.get('language')}", scope)
+        for spot in verdict.get("blind_spots", []):
+            spots.setdefault(f"{spot['file_path']}:{spot['start_line']}:{spot.get('requested_symbol')}", spot)
+    reasons = Counter(scope["reason"] for scope in scopes.values())
+    return {
+        "verdict": "LOWER_BOUND",
+        "invisible_scopes": list(scopes.values()),
+        "blind_spots": list(spots.values()),
+        "reasons": dict(sorted(reasons.items())),
+    }
