@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -33,6 +33,9 @@ from kivgraph.store import (
 )
 from kivgraph.store.codec import decode_columns
 from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository, resolve_commit
+
+if TYPE_CHECKING:
+    from kivgraph.store.sync import SyncResult
 
 
 def use_color(stream: Any) -> bool:
@@ -395,6 +398,43 @@ def diff_impact(
     if fail_on is not None and len(impact.affected) >= fail_on:
         click.echo(f"{len(impact.affected)} symbols affected, at or above --fail-on {fail_on}.", err=True)
         raise SystemExit(3)
+
+
+@cli.group()
+def notes() -> None:
+    """Share generations: fetch and push refs/notes/kivgraph (merged per commit, newest wins)."""
+
+
+def _sync_line(action: str, result: "SyncResult") -> str:
+    merged = ", ".join(f"{n} {what}" for what, n in result.merged.items() if n) or "nothing to merge"
+    return f"{action} {result.remote}: {result.fetched} notes on the remote; merged: {merged}" + (
+        f"; pushed after {result.attempts} attempt{'s' if result.attempts != 1 else ''}" if result.pushed else ""
+    )
+
+
+@notes.command("fetch")
+@click.argument("remote", default="origin")
+@click.option("--repo", "repo_path", default=".", type=click.Path(file_okay=False), help="Repository (default .).")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+def notes_fetch(remote: str, repo_path: str, ref: str) -> None:
+    """Fetch REMOTE's notes into refs/notes/remotes/REMOTE/… and merge them into ours."""
+    from kivgraph.store.sync import fetch_notes
+
+    click.echo(_sync_line("fetched from", fetch_notes(repo_path, remote, ref)))
+
+
+@notes.command("push")
+@click.argument("remote", default="origin")
+@click.option("--repo", "repo_path", default=".", type=click.Path(file_okay=False), help="Repository (default .).")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@click.option("--attempts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Fetch-merge-push rounds when the remote moved under us.")  # fmt: skip
+def notes_push(remote: str, repo_path: str, ref: str, attempts: int) -> None:
+    """Push our notes to REMOTE; when rejected because it moved, fetch, merge and push again."""
+    from kivgraph.store.sync import push_notes
+
+    result = push_notes(repo_path, remote, ref, attempts)
+    click.echo(_sync_line("pushed to" if result.pushed else "nothing to push to", result))
 
 
 def _sources(repos: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:

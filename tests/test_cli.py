@@ -134,3 +134,25 @@ def test_a_bug_is_one_line_with_exit_code_70_not_a_traceback(make_repo, monkeypa
     result = run("index", str(make_repo(FILES).path))
     assert result.exit_code == 70
     assert "internal error (RuntimeError: boom)" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_notes_push_and_fetch_share_generations_through_a_remote(make_repo, tmp_path):
+    producer = make_repo({"a.py": "def f():\n    return 1\n"}, name="producer")
+    remote = tmp_path / "remote.git"
+    producer.git("init", "-q", "--bare", str(remote))
+    producer.git("remote", "add", "origin", str(remote))
+    producer.git("push", "-q", "origin", "main")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["index", str(producer.path), "--no-analyzers"]).exit_code == 0
+    pushed = runner.invoke(cli, ["notes", "push", "--repo", str(producer.path)])
+    assert pushed.exit_code == 0 and "pushed to origin" in pushed.output
+    consumer = make_repo(name="consumer")
+    consumer.git("remote", "add", "origin", str(remote))
+    consumer.git("fetch", "-q", "origin", "main")
+    fetched = runner.invoke(cli, ["notes", "fetch", "origin", "--repo", str(consumer.path)])
+    assert fetched.exit_code == 0 and "1 notes on the remote" in fetched.output
+    head = producer.git("rev-parse", "HEAD")
+    shown = [r.git("notes", "--ref=kivgraph", "show", head) for r in (consumer, producer)]
+    assert shown[0] == shown[1]
+    missing = runner.invoke(cli, ["notes", "fetch", "nowhere", "--repo", str(consumer.path)])
+    assert missing.exit_code == 1 and "nowhere" in missing.output and "Traceback" not in missing.output

@@ -9,9 +9,18 @@ from kivgraph.cli import cli
 DOCS = Path(__file__).parent.parent / "docs"
 
 
+def commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in group.commands.items():
+        found.append((prefix + name, command))
+        if isinstance(command, click.Group):
+            found += commands(command, f"{prefix}{name} ")
+    return found
+
+
 def test_every_cli_command_and_option_is_in_the_cli_reference():
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
-    for name, command in cli.commands.items():
+    for name, command in commands(cli):
         assert f"`kivgraph {name}" in text, f"docs/cli.md does not document `kivgraph {name}`"
         for param in command.params:
             if isinstance(param, click.Option):

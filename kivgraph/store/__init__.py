@@ -109,19 +109,23 @@ def merge_notes(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -
     our_tip = ours.tip()
     if our_tip is not None and (our_tip == their_tip or repo.descendant_of(our_tip, their_tip)):
         return counts
-    mine = {n.commit: n.blob for n in ours.entries()}
-    merged = dict(mine)
-    for note in theirs.entries():
-        current = mine.get(note.commit)
-        if current is None:
-            merged[note.commit] = note.blob
-            counts["added"] += 1
-        elif current != note.blob:
-            where = note_location(note.commit, other_ref)
-            if newer(theirs.blob(note.blob), ours.blob(current), where):
-                merged[note.commit] = note.blob
-                counts["replaced"] += 1
-            else:
-                counts["kept"] += 1
-    ours.replace_all(merged, [their_tip], f"kivgraph: merge {other_ref} into {ref}")
+    incoming = list(theirs.entries())
+
+    def merge(notes: dict[str, str]) -> None:
+        # Applied to our notes as they are when the ref is swapped (rerun if a writer moved it), so
+        # a note written locally meanwhile is never dropped.
+        counts.update(added=0, replaced=0, kept=0)
+        for note in incoming:
+            current = notes.get(note.commit)
+            if current is None:
+                notes[note.commit] = note.blob
+                counts["added"] += 1
+            elif current != note.blob:
+                if newer(theirs.blob(note.blob), ours.blob(current), note_location(note.commit, other_ref)):
+                    notes[note.commit] = note.blob
+                    counts["replaced"] += 1
+                else:
+                    counts["kept"] += 1
+
+    ours.update(merge, f"kivgraph: merge {other_ref} into {ref}", [their_tip])
     return counts

@@ -123,14 +123,14 @@ class NotesStore:
     def write(self, commit: str, data: bytes, message: str = "") -> str:
         """Attach `data` to `commit`, replacing its note; returns the new notes commit id."""
         blob = self.repo.create_blob(data)
-        return self._update(lambda notes: notes.update({commit: str(blob)}), message or f"kivgraph: note for {commit}")
+        return self.update(lambda notes: notes.update({commit: str(blob)}), message or f"kivgraph: note for {commit}")
 
-    def replace_all(self, notes: dict[str, str], parents_extra: list[str], message: str) -> str:
-        """Write exactly `notes` (commit → blob id), as a merge with `parents_extra` (notes merge)."""
-        return self._update(lambda current: (current.clear(), current.update(notes)), message, parents_extra)
+    def update(self, change: Callable[[dict[str, str]], object], message: str, extra: list[str] | None = None) -> str:
+        """Rebuild the notes tree with `change` applied and move the ref only if nobody moved it.
 
-    def _update(self, change: Callable[[dict[str, str]], object], message: str, extra: list[str] | None = None) -> str:
-        """Rebuild the notes tree with `change` applied and move the ref only if nobody moved it."""
+        `change` edits commit → blob id in place and is rerun on the new tip when a concurrent
+        writer won the race; `extra` are further parents (the other side of a notes merge).
+        """
         for attempt in range(UPDATE_ATTEMPTS):
             tip = self._tip()
             notes = {n.commit: n.blob for n in self.entries()}
