@@ -90,8 +90,10 @@ def _check(p: Param, value: object) -> Any:
         if not isinstance(value, str):
             raise InvalidArgumentError(f"{p.name} must be a string")
         if p.enum and value not in p.enum:
-            choices = ", ".join(f'"{v}"' for v in p.enum)
-            raise InvalidArgumentError(f'{p.name} "{value}" is unsupported, use {choices}')
+            choices = " or ".join(", ".join(f'"{v}"' for v in p.enum).rsplit(", ", 1))
+            # A view another tool offers is named as such, so the caller knows to switch tools, not spelling.
+            where = " for this tool" if p.name == "view" and value in ("compact", "full", "files") else ""
+            raise InvalidArgumentError(f'{p.name} "{value}" is unsupported{where}, use {choices}')
         return value
     if p.type == "boolean":
         if not isinstance(value, bool):
@@ -99,8 +101,10 @@ def _check(p: Param, value: object) -> Any:
         return value
     if p.type == "integer":
         # A float must be integral; NaN and infinity (which json.loads accepts) are not, and int() would raise.
-        if isinstance(value, bool) or not isinstance(value, int | float) or (
-            isinstance(value, float) and not value.is_integer()
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and not value.is_integer())
         ):
             raise InvalidArgumentError(f"{p.name} must be an integer")
         number = int(value)

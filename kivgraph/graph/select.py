@@ -103,9 +103,16 @@ def _by_name(graph: Graph, name: str, repository: str | None, path: str | None, 
     path = clean_path(path) if path is not None else None
     found = _narrow(graph, graph.by_name.get(name, []), repository, path)
     declarations = [i for i in found if graph.kind_of(i) in DECLARATION_KINDS]
+    # A file's module symbol is named after the file (`main` for main.go): it answers a bare name
+    # only when no declaration in the code carries it.
+    code = [i for i in declarations if graph.kind_of(i) != SymbolKind.MODULE.value]
+    declarations = code or declarations
     if not declarations:
-        raise SymbolNotFoundError(f'name "{name}" was not found' + (" under the given repository and path" if found
-                                  or repository else ""))  # fmt: skip
+        if found:
+            raise SymbolNotFoundError(f'name "{name}" only names enum members here; pass the qualified_name '
+                                      "(Enum.Member) with its repository and path")  # fmt: skip
+        narrowed = " under the given repository and path; call it without them to search the whole graph"
+        raise SymbolNotFoundError(f'name "{name}" was not found' + (narrowed if repository else ""))
     if len(declarations) == 1:
         return declarations[0]
     listed = ", ".join(_where(graph, i) for i in declarations[:MAX_CANDIDATES])
