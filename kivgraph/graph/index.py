@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kivgraph.errors import InvalidArgumentError
+from kivgraph.graph.link import PackageDependency, link
 from kivgraph.graph.load import LoadedRepository
 from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind
 from kivgraph.store.codec import KEY_BYTES, NONE
@@ -86,6 +87,8 @@ class ExternalInfo:
     line: int
     manager: str
     version: str
+    provenance: str
+    """The analysis that saw the use: a SCIP indexer (a type-checked use) or the syntax layer."""
 
 
 def last_name(symbol: str) -> str:
@@ -207,11 +210,12 @@ class Graph:
                               st[v["path"][i]], st[v["detail"][i]])
                 )  # fmt: skip
             x = {name: ints(column) for name, column in c.tables["external_references"].items()}
+            provenance_names = voc["provenance"]
             for i in range(len(x["source"])):
                 self.externals.append(
                     ExternalInfo(r, x["source"][i] + symbol_base, lang_names[x["language"][i]], st[x["package"][i]],
                                  st[x["symbol"][i]], path_of(x["file"][i]), x["line"][i], st[x["manager"][i]],
-                                 st[x["version"][i]])
+                                 st[x["version"][i]], provenance_names[x["provenance"][i]])
                 )  # fmt: skip
             symbol_base += count
             file_base += len(file_paths)
@@ -243,8 +247,33 @@ class Graph:
         self.edge_provenance = joined(edge_columns["provenance"])
         self.edge_file = joined(edge_columns["file"])
         self.edge_line = joined(edge_columns["line"])
+        self.dependencies: list[PackageDependency] = []
+        if len(repositories) > 1:
+            self._link()
         self.out_ptr, self.out_edges = _csr(self.edge_source, self.size)
         self.in_ptr, self.in_edges = _csr(self.edge_target, self.size)
+
+    def _link(self) -> None:
+        """Bind consumers' external references to the other loaded repositories (graph/link.py)."""
+        links = link(self)
+        self.unresolved.extend(links.unresolved)
+        self.dependencies = links.dependencies
+        if not links.sources:
+            return
+        count = len(links.sources)
+        files = [self.file_ids.get((int(self.repository[s]), f), NONE) for s, f in zip(links.sources, links.files,
+                                                                                        strict=True)]  # fmt: skip
+
+        def grown(column: IntArray, values: list[int]) -> IntArray:
+            return np.concatenate([column, np.array(values, dtype=np.int32)])
+
+        self.edge_source = grown(self.edge_source, links.sources)
+        self.edge_target = grown(self.edge_target, links.targets)
+        self.edge_kind = grown(self.edge_kind, [EDGE_KINDS.index(EdgeKind.REFERENCES)] * count)
+        self.edge_confidence = grown(self.edge_confidence, [CONFIDENCES.index(c) for c in links.confidences])
+        self.edge_provenance = grown(self.edge_provenance, [PROVENANCES.index(Provenance.MANIFEST)] * count)
+        self.edge_file = grown(self.edge_file, files)
+        self.edge_line = grown(self.edge_line, links.lines)
 
     def _snapshot_id(self) -> int:
         """A number that changes whenever any loaded generation does, and is the same across

@@ -16,7 +16,6 @@ from kivgraph.graph.answer import (
     coverage_of,
     envelope,
     hoist,
-    names_symbol,
     renamed,
     spell_by_file,
 )
@@ -494,8 +493,9 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
 
 
 def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
-    """Uses of a symbol from the other loaded repositories: linked edges, and external references
-    that name its package and symbol (left unresolved until workspaces link them)."""
+    """Uses of a symbol from the other loaded repositories: edges linked by package identity
+    (graph/link.py), package-level dependencies on its package, and the references that named it
+    but could not be bound (twin providers, a provider that no longer declares it)."""
     g = s.graph
     check_view(args["view"], files_allowed=False)
     subject = resolve(g, args)
@@ -509,35 +509,48 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     edges: list[int] = []
     for e in ints(g.incoming(subject)):
         other = int(g.edge_source[e])
-        if int(g.repository[other]) == home or int(g.edge_kind[e]) not in {
-            EDGE_KINDS.index(k) for k in REFERENCE_KINDS
-        }:
+        if int(g.repository[other]) == home or EDGE_KINDS[int(g.edge_kind[e])] not in REFERENCE_KINDS:
             continue
         code = int(g.edge_confidence[e])
         category = "exact_symbol" if code in EXACT_CODES else "candidate"
         consumers.append({"category": category, **symbol_row(g, other), **edge_columns(g, e)})
         edges.append(e)
-    unresolved = 0
+    package_id = int(g.package[subject])
+    package_level = 0
     if package is not None:
-        # scip-go names the module ("example.com/lib") and spells the symbol with its import path
-        # ("example.com/lib/geo.Scale"); a module match counts only for a symbol of this package.
-        module = package.name.partition(" ")[0] if package.language == "go" else ""
-        for x in g.externals:
-            if x.repository == home:
+        seen: set[tuple[int, str]] = set()
+        for dependency in g.dependencies:
+            if dependency.package != package_id or dependency.consumer_repository == home:
                 continue
-            if x.package not in (package.name, package.id, package.label) and not (
-                module and x.package == module and x.symbol.startswith(package.label + ".")
-            ):
+            if (dependency.consumer_repository, dependency.file) in seen:
                 continue
-            if not (x.symbol == qualified or names_symbol(x.symbol, name)):
-                continue
-            consumers.append({"category": "unresolved", "repository": g.repositories[x.repository].name,
-                              "file_path": x.file, "start_line": x.line, "end_line": x.line,
-                              "qualified_name": g.qualified_names[x.source], "language": x.language,
-                              "confidence": Confidence.UNRESOLVED.value, "requested_package": x.package,
-                              "requested_symbol": x.symbol,
-                              "reason": "EXTERNAL_REFERENCE_NOT_LINKED"})  # fmt: skip
-            unresolved += 1
+            seen.add((dependency.consumer_repository, dependency.file))
+            consumer_package = g.package_of(dependency.source)
+            consumers.append({"category": "package", "repository": g.repository_name(dependency.source),
+                              "package_name": consumer_package.label if consumer_package else "",
+                              "file_path": dependency.file, "start_line": dependency.line,
+                              "end_line": dependency.line, "language": g.language_of(dependency.source),
+                              "confidence": Confidence.EXACT_PACKAGE_MAPPED.value,
+                              "provenance": "MANIFEST", "requested_package": package.label})  # fmt: skip
+            package_level += 1
+    unresolved = 0
+    for i in g.unresolved_naming(name):
+        u = g.unresolved[i]
+        if u.repository == home or u.source == NONE:
+            continue
+        if (
+            package is not None
+            and u.requested_package not in (package.name, package.label, package.id)
+            and not (u.requested_symbol.startswith(package.label + "."))
+        ):
+            continue
+        consumers.append({"category": "unresolved", "repository": g.repositories[u.repository].name,
+                          "file_path": u.file, "start_line": u.line, "end_line": u.line,
+                          "qualified_name": g.qualified_names[u.source], "language": u.language,
+                          "confidence": Confidence.UNRESOLVED.value, "requested_package": u.requested_package,
+                          "requested_symbol": u.requested_symbol, "reason": u.reason,
+                          "detail": u.detail})  # fmt: skip
+        unresolved += 1
     consumers = [c for c in consumers
                  if (repo_filter is None or c["repository"] == repo_filter)
                  and (not args.get("language") or c.get("language") == args["language"])]  # fmt: skip
@@ -559,8 +572,10 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
             out: list[Any] = []
             for row in rows:
                 item: Row = {"repo": row["repository"], "at": f"{row['file_path']}:{row['start_line']}"}
+                if row.get("package_name"):
+                    item["pkg"] = row["package_name"]
                 for column in ("category", "qualified_name", "kind", "edge_kind", "confidence", "provenance",
-                               "requested_package", "requested_symbol", "reason"):  # fmt: skip
+                               "requested_package", "requested_symbol", "reason", "detail"):  # fmt: skip
                     if column not in fixed and row.get(column):
                         item[column] = row[column]
                 out.append(item)
@@ -576,6 +591,7 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     elif cursor is not None:
         guidance = truncated_guidance(len(page), len(consumers), "repo or language")
     coverage = coverage_of_edges(g, edges, unresolved_related=unresolved)
+    coverage["package_level"] = package_level
     return envelope(g, results, total=len(consumers), returned=len(page), compact=args["view"] != "full",
                     next_cursor=cursor, coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
 

@@ -279,12 +279,21 @@ def test_a_compact_find_symbol_row_always_names_its_symbol(served: Catalog):
 def test_cross_repository_consumers_are_found_through_the_go_module_path(served: Catalog):
     answer = ask(served, "find_cross_repo_consumers", repository="shapes", path="shapes/shapes.go",
                  qualified_name="Total", view="full")  # fmt: skip
-    consumers = {(c["repository"], c["file_path"], c["qualified_name"]) for c in answer["results"]["consumers"]}
-    assert consumers == {("consumer", "main.go", "main"), ("consumer", "report/report.go", "Summary")}
-    assert answer["coverage"]["unresolved_related"] == 2
-    # Platform is declared in this module but never used by the consumer: a module match alone is not enough.
-    assert ask(served, "find_cross_repo_consumers", repository="shapes", path="shapes/linux.go",
-               qualified_name="Platform")["total"] == 0  # fmt: skip
+    rows = answer["results"]["consumers"]
+    uses = {(c["repository"], c["file_path"], c["qualified_name"], c["confidence"]) for c in rows
+            if c["category"] == "exact_symbol"}  # fmt: skip
+    linked = "EXACT_PACKAGE_MAPPED"
+    assert uses == {("consumer", "main.go", "main", linked), ("consumer", "report/report.go", "Summary", linked)}
+    # Each consumer file also imports the package: a package-level dependency, never counted as a use.
+    packages = {(c["repository"], c["file_path"]) for c in rows if c["category"] == "package"}
+    assert packages == {("consumer", "main.go"), ("consumer", "report/report.go")}
+    assert answer["coverage"]["package_level"] == 2 and answer["coverage"]["exact"] == 2
+    # Platform is in the same package but never used by the consumer: the package dependency is all
+    # there is, and it is not a use.
+    platform = ask(served, "find_cross_repo_consumers", repository="shapes", path="shapes/linux.go",
+                   qualified_name="Platform", view="full")  # fmt: skip
+    assert {c["category"] for c in platform["results"]["consumers"]} == {"package"}
+    assert "exact" not in platform["coverage"] or platform["coverage"]["exact"] == 0
 
 
 # -- 2. grouping never costs more than the flat list ------------------------------------------------
