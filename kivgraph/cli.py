@@ -365,10 +365,12 @@ def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
     help="Index the base commit when it has no generation (else the nearest indexed ancestor is used).",
 )
 @click.option("--link-base", help="URL prefix for markdown links, e.g. https://github.com/o/r/blob/<sha>.")
+@click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
+              help="A kivgraph.toml: the impact reaches consumers in its other repositories.")  # fmt: skip
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 def diff_impact(
     path: str, base: str | None, head: str, worktree: bool, depth: int, output_format: str, out: str | None,
-    fail_on: int | None, index_missing: bool, link_base: str | None, ref: str,
+    fail_on: int | None, index_missing: bool, link_base: str | None, workspace: str | None, ref: str,
 ) -> None:  # fmt: skip
     """What a change breaks: changed symbols between two revisions (or the working tree) and
     everything that transitively depends on them, from the base commit's generation."""
@@ -377,7 +379,7 @@ def diff_impact(
 
     if worktree and head != "HEAD":
         raise InvalidArgumentError("--worktree compares the working tree; it cannot be combined with --head.")
-    impact = analyze(path, base, None if worktree else head, depth, index_missing, ref)
+    impact = analyze(path, base, None if worktree else head, depth, index_missing, ref, workspace)
     if output_format == "json":
         report = json.dumps(to_json(impact), indent=2) + "\n"
     elif output_format == "markdown":
@@ -437,14 +439,17 @@ def notes_push(remote: str, repo_path: str, ref: str, attempts: int) -> None:
     click.echo(_sync_line("pushed to" if result.pushed else "nothing to push to", result))
 
 
-def _sources(repos: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
+def _sources(
+    repos: tuple[str, ...], files: tuple[str, ...], workspace: str | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
     """(repositories read from notes, generation files with their working tree).
 
     With generation files and a single --repo, that repository is the files' working tree (what
-    get_source reads); without files, every --repo (default: the current directory) is read from notes.
+    get_source reads); without files, every --repo (default: the current directory, unless a
+    workspace names the repositories) is read from notes.
     """
     if not files:
-        return list(repos) or ["."], []
+        return list(repos) or ([] if workspace else ["."]), []
     if len(repos) == 1:
         return [], [(f, repos[0]) for f in files]
     return list(repos), [(f, "") for f in files]
@@ -455,11 +460,13 @@ def _sources(repos: tuple[str, ...], files: tuple[str, ...]) -> tuple[list[str],
               help="Repository to serve (repeatable; default: the current directory).")  # fmt: skip
 @click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Serve a generation file (repeatable): a CI artifact, the derived rust: library.")  # fmt: skip
-def serve(repos: tuple[str, ...], generation_files: tuple[str, ...]) -> None:
+@click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
+              help="A kivgraph.toml: its repositories (local paths, git URLs) are linked into one graph.")  # fmt: skip
+def serve(repos: tuple[str, ...], generation_files: tuple[str, ...], workspace: str | None) -> None:
     """Serve the graph over MCP (stdio): the generation matching HEAD of each repository."""
     from kivgraph.server import serve as run_server  # the MCP SDK costs half a second to import
 
-    run_server(*_sources(repos, generation_files))
+    run_server(*_sources(repos, generation_files, workspace), workspace)
 
 
 @cli.command()
@@ -471,9 +478,11 @@ def serve(repos: tuple[str, ...], generation_files: tuple[str, ...]) -> None:
               help="Repository to query (repeatable; default: the current directory).")  # fmt: skip
 @click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help="Query a generation file (repeatable).")  # fmt: skip
+@click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
+              help="A kivgraph.toml: its repositories are linked into one graph.")  # fmt: skip
 def query(
     tool_name: str, arguments: str | None, pairs: tuple[str, ...], repos: tuple[str, ...],
-    generation_files: tuple[str, ...],
+    generation_files: tuple[str, ...], workspace: str | None,
 ) -> None:  # fmt: skip
     """Run one MCP tool from the shell and print the same answer (JSON, or text for get_source)."""
     from kivgraph.graph.catalog import Catalog, run_tool
@@ -499,7 +508,7 @@ def query(
             args[name] = json.loads(value)
         except ValueError:
             args[name] = value
-    catalog = Catalog(*_sources(repos, generation_files))
+    catalog = Catalog(*_sources(repos, generation_files, workspace), workspace)
     catalog.load()
     if catalog.session is None:
         raise GenerationNotFoundError(", ".join(catalog.repositories), "; ".join(catalog.problems))

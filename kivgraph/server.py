@@ -202,10 +202,12 @@ def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | No
             "symbols": len(generation.symbols), "edges": len(generation.edges), "bytes": len(blob)}  # fmt: skip
 
 
-def serve(repositories: Sequence[str], generation_files: Sequence[tuple[str, str]]) -> None:
+def serve(
+    repositories: Sequence[str], generation_files: Sequence[tuple[str, str]], workspace: str | None = None
+) -> None:
     from mcp.server.stdio import stdio_server
 
-    catalog = Catalog(list(repositories), list(generation_files))
+    catalog = Catalog(list(repositories), list(generation_files), workspace)
     catalog.load()
     server = build_server(catalog)
 

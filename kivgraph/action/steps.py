@@ -7,6 +7,7 @@ are the only places that set exit codes.
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import urllib.parse
@@ -53,18 +54,14 @@ def _analyze(runner: Runner) -> int:
     index_missing = runner.input_bool("index-missing", True)
     consumers = runner.input_list("consumers")
     event = runner.event()
-    if consumers:
-        runner.warning(
-            f"consumers ({', '.join(consumers)}) were given, but consumer repositories come from a kivgraph.toml "
-            "workspace, which this version does not read yet: they were not searched."
-        )
     _fetch(runner, path)
     base, head, merged_note = revisions(runner, event, path)
-    impact = analyze(path, base, head, depth, index_missing)
+    reports = report_directory(runner)
+    workspace = consumer_workspace(consumers, reports, runner.server_url)
+    impact = analyze(path, base, head, depth, index_missing, NOTES_REF, workspace)
     if merged_note:
         impact.notes.append(merged_note)
     link = _linker(f"{runner.server_url}/{runner.repository}/blob/{impact.head_commit}")
-    reports = report_directory(runner)
     _write(reports / REPORT_JSON, json.dumps(to_json(impact), indent=2) + "\n")
     _write(reports / REPORT_MD, to_markdown(impact, link, COMMENT_LIMIT, MARKER))
     if event.pr_number is not None:
@@ -85,6 +82,34 @@ def _analyze(runner: Runner) -> int:
     for name, value in outputs.items():
         runner.set_output(name, value)
     return 0
+
+
+def consumer_workspace(consumers: Sequence[str], reports: Path, server_url: str = "") -> str | None:
+    """The workspace the consumers input names: a kivgraph.toml as is, or git URLs (`URL#branch`),
+    `owner/repo` on this GitHub server, and local paths written into one."""
+    if not consumers:
+        return None
+    files = [c for c in consumers if c.endswith(".toml")]
+    if files:
+        if len(consumers) > 1:
+            raise InvalidArgumentError("consumers: give one kivgraph.toml, or repositories, not both.")
+        return files[0]
+    entries: list[str] = []
+    for consumer in consumers:
+        shorthand = server_url and re.fullmatch(r"[\w.-]+/[\w.-]+(#.+)?", consumer) and not os.path.exists(consumer)
+        if shorthand:
+            consumer = f"{server_url.rstrip('/')}/{consumer.partition('#')[0]}.git" + (
+                "#" + consumer.partition("#")[2] if "#" in consumer else ""
+            )
+        if "://" in consumer or consumer.startswith("git@"):
+            url, _, branch = consumer.partition("#")
+            entries.append(f"[[repository]]\nurl = {json.dumps(url)}" + (f"\nbranch = {json.dumps(branch)}" if branch
+                                                                           else ""))  # fmt: skip
+        else:
+            entries.append(f"[[repository]]\npath = {json.dumps(os.path.abspath(consumer))}")
+    workspace = reports / "kivgraph.toml"
+    _write(workspace, "\n\n".join(entries) + "\n")
+    return str(workspace)
 
 
 def _fetch(runner: Runner, path: str) -> None:

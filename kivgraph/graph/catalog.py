@@ -1,6 +1,7 @@
 """What is served: the repositories and generation files asked for, the graph loaded from them, and
 one entry point that validates a tool's arguments and runs it (MCP and `kivgraph query` share it)."""
 
+import contextlib
 import json
 import os
 import time
@@ -14,6 +15,7 @@ from kivgraph.graph.index import Graph
 from kivgraph.graph.load import LoadedRepository, load_file, load_repository
 from kivgraph.graph.queries import Session
 from kivgraph.graph.tools import Tool
+from kivgraph.graph.workspace import load_member, read_workspace
 from kivgraph.store import NOTES_REF
 
 RECHECK_SECONDS = 2.0
@@ -31,6 +33,8 @@ class Catalog:
 
     repositories: list[str]
     generation_files: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    workspace: str | None = None
+    """A kivgraph.toml whose repositories are served too (local paths and git URLs)."""
     session: Session | None = None
     problems: list[str] = field(default_factory=list[str])
     _signature: tuple[tuple[str, str], ...] = ()
@@ -51,6 +55,15 @@ class Catalog:
                 loaded.append(load_file(path, root))
             except KivgraphError as err:
                 problems.append(f"{path}: {err}")
+        if self.workspace is not None:
+            served = {os.path.realpath(p) for p in self.repositories}
+            for member in read_workspace(self.workspace):
+                if member.path and os.path.realpath(member.path) in served:
+                    continue
+                try:
+                    loaded.append(load_member(member))
+                except KivgraphError as err:
+                    problems.append(f"{member.label}: {err}")
         self.problems = problems
         self.session = Session(Graph(loaded), tuple(problems)) if loaded else None
 
@@ -67,7 +80,11 @@ class Catalog:
 
     def _current_signature(self) -> tuple[tuple[str, str], ...]:
         marks: list[tuple[str, str]] = []
-        for path in self.repositories:
+        local = list(self.repositories)
+        if self.workspace is not None:
+            with contextlib.suppress(KivgraphError):  # load() reports it
+                local += [m.path for m in read_workspace(self.workspace) if m.path]
+        for path in local:
             try:
                 repo = pygit2.Repository(path)
                 head = "" if repo.head_is_unborn else str(repo.head.target)

@@ -1,6 +1,7 @@
 """diff → changed symbols → blast radius over the base generation: the answer diff-impact, the PR
 comment and the Action share. The base graph comes from notes; only the changed files are parsed."""
 
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -8,7 +9,7 @@ from typing import Any
 
 import pygit2
 
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
 from kivgraph.graph.answer import completeness
 from kivgraph.graph.index import REFERENCE_KINDS, Graph
 from kivgraph.graph.load import LoadedRepository, freshness
@@ -96,6 +97,8 @@ class Impact:
     """Statements a reader must see: a stale base, a base indexed now, a default base chosen."""
     completeness: dict[str, Any]
     seconds: float = 0.0
+    consumers_searched: tuple[str, ...] = ()
+    """The other repositories linked in from the workspace (empty: none was configured)."""
 
     @property
     def affected(self) -> list[Affected]:
@@ -107,6 +110,15 @@ class Impact:
                 if key not in seen or a.depth < seen[key].depth:
                     seen[key] = a
         return sorted(seen.values(), key=lambda a: (a.depth, a.repository, a.file_path, a.start_line))
+
+    @property
+    def consumers(self) -> dict[str, list[Affected]]:
+        """Affected symbols of other repositories, by repository."""
+        found: dict[str, list[Affected]] = {}
+        for a in self.affected:
+            if a.repository != self.repository:
+                found.setdefault(a.repository, []).append(a)
+        return dict(sorted(found.items()))
 
 
 def default_base(repo: pygit2.Repository, head: pygit2.Commit | None) -> tuple[pygit2.Commit, str]:
@@ -246,8 +258,11 @@ def analyze(
     depth: int = DEFAULT_DEPTH,
     index_missing: bool = False,
     ref: str = NOTES_REF,
+    workspace: str | None = None,
 ) -> Impact:
-    """The impact of head (a revision, or None for the working tree) against base."""
+    """The impact of head (a revision, or None for the working tree) against base; with a
+    workspace, its other repositories' current generations are linked in, so the blast radius
+    reaches their consumers."""
     started = time.monotonic()
     repo = open_repository(path)
     if not 1 <= depth <= 5:
@@ -262,7 +277,8 @@ def analyze(
     changes = changed_files(repo, base, head)
     symbols = changed_symbols(changes)
     loaded, generation_commit = base_generation(repo, base, index_missing, ref, notes)
-    graph = Graph([loaded])
+    others = _consumers(workspace, loaded, notes)
+    graph = Graph([loaded, *others])
     for symbol in symbols:
         if symbol.change == "added":
             continue
@@ -279,7 +295,9 @@ def analyze(
             for v in visits
         ]  # fmt: skip
         languages = {symbol.language} | {graph.language_of(v.node) for v in visits}
-        symbol.completeness = completeness(graph, symbol.name, [0], graph.unresolved_naming(symbol.name), languages)
+        repositories = range(len(graph.repositories))
+        symbol.completeness = completeness(graph, symbol.name, repositories, graph.unresolved_naming(symbol.name),
+                                           languages)  # fmt: skip
     overall = _overall(symbols)
     return Impact(
         repository=loaded.name,
@@ -292,7 +310,31 @@ def analyze(
         notes=notes,
         completeness=overall,
         seconds=time.monotonic() - started,
+        consumers_searched=tuple(o.name for o in others),
     )
+
+
+def _consumers(workspace: str | None, provider: LoadedRepository, notes: list[str]) -> list[LoadedRepository]:
+    """The workspace's other repositories, as generations to link; one that cannot be read is said."""
+    if workspace is None:
+        return []
+    from kivgraph.graph.workspace import load_member, read_workspace
+
+    found: list[LoadedRepository] = []
+    for member in read_workspace(workspace):
+        if member.path and os.path.realpath(member.path) == os.path.realpath(provider.root):
+            continue
+        try:
+            loaded = load_member(member)
+        except KivgraphError as err:
+            notes.append(f"consumer {member.label} could not be read, so its uses are not counted: {err}")
+            continue
+        if loaded.name == provider.name:
+            continue
+        if loaded.freshness.moved:
+            notes.append(f"consumer {loaded.name}: {loaded.freshness.detail}")
+        found.append(loaded)
+    return found
 
 
 def _confidence(graph: Graph, edge: int) -> str:

@@ -10,7 +10,7 @@ SCHEMA = "kivgraph.diff-impact/1"
 COMMENT_LIMIT = 65_536
 """GitHub's limit on an issue comment body, in characters."""
 SUMMARY_LIMIT = 1_048_576
-"""GitHub's limit on a step summary, in bytes (we count characters, which is never more)."""
+"""GitHub's limit on a step summary, in bytes (the Action measures the UTF-8 bytes it writes)."""
 MERMAID_NODES = 30
 AFFECTED_PER_SYMBOL = 50
 LABEL = {
@@ -51,8 +51,11 @@ def to_json(impact: Impact) -> dict[str, Any]:
         },
         "notes": impact.notes,
         "changed": [_symbol_json(s) for s in impact.changed],
-        "consumers": [],
-        "consumers_note": "no workspace is configured, so other repositories were not searched",
+        "consumers": [
+            {"repository": name, "affected": [_affected_json(a) for a in rows]}
+            for name, rows in impact.consumers.items()
+        ],
+        "consumers_searched": list(impact.consumers_searched),
         "completeness": impact.completeness,
         "seconds": round(impact.seconds, 3),
     }
@@ -123,10 +126,16 @@ def to_text(impact: Impact, style: Callable[[str, str], str] = lambda text, _col
             lines.append(style(f"      + {s.signature_after}", "green"))
         for a in s.affected[:AFFECTED_PER_SYMBOL]:
             through = f" via {a.via_interface}" if a.via_interface else ""
-            lines.append(f"      {'  ' * (a.depth - 1)}← {a.qualified_name}  {a.file_path}:{a.start_line}  "
+            place = f"{a.file_path}:{a.start_line}" if a.repository == impact.repository else (
+                f"{a.repository}:{a.file_path}:{a.start_line}"
+            )  # fmt: skip
+            lines.append(f"      {'  ' * (a.depth - 1)}← {a.qualified_name}  {place}  "
                          f"{a.via_kind}{through}")  # fmt: skip
         if len(s.affected) > AFFECTED_PER_SYMBOL:
             lines.append(f"      … and {len(s.affected) - AFFECTED_PER_SYMBOL} more")
+    for name, rows in impact.consumers.items():
+        lines.append(style(f"  consumer {name}: {len(rows)} affected", "red"))
+        lines += [f"      ← {a.qualified_name}  {a.file_path}:{a.start_line}  {a.via_kind}" for a in rows[:20]]
     if impact.completeness["verdict"] == "LOWER_BOUND":
         lines.append(style("  completeness: LOWER_BOUND — not everything could be seen:", "yellow"))
         for scope in impact.completeness.get("invisible_scopes", [])[:10]:
@@ -167,8 +176,9 @@ def to_markdown(impact: Impact, link: Callable[[str, int], str] | None = None, l
         count = len(impact.changed)
         headline = (
             f"{count} changed symbol{_s(count)} affect{'s' if count == 1 else ''} **{len(affected)}** "
-            f"symbol{_s(len(affected))} ({direct} direct) in {len({a.file_path for a in affected})} "
-            f"file{_s(len({a.file_path for a in affected}))}."
+            f"symbol{_s(len(affected))} ({direct} direct) in {len({(a.repository, a.file_path) for a in affected})} "
+            f"file{_s(len({(a.repository, a.file_path) for a in affected}))}"
+            + (f" across {len(impact.consumers) + 1} repositories." if impact.consumers else ".")
         )
     bound = impact.completeness["verdict"]
     intro = [marker] if marker else []
@@ -195,13 +205,16 @@ def to_markdown(impact: Impact, link: Callable[[str, int], str] | None = None, l
             block += ["```diff", f"- {s.signature_before}", f"+ {s.signature_after}", "```", ""]
         for a in s.affected[:AFFECTED_PER_SYMBOL]:
             through = f", through `{a.via_interface}`" if a.via_interface else ""
-            block.append(f"- `{a.qualified_name}` ({a.kind}) {where(a.file_path, a.start_line)} — "
+            place = where(a.file_path, a.start_line) if a.repository == impact.repository else (
+                f"`{a.repository}:{a.file_path}:{a.start_line}`"
+            )  # fmt: skip
+            block.append(f"- `{a.qualified_name}` ({a.kind}) {place} — "
                          f"{a.via_kind} from `{a.reached_from}`, depth {a.depth}{through}")  # fmt: skip
         if len(s.affected) > AFFECTED_PER_SYMBOL:
             block.append(f"- … and {len(s.affected) - AFFECTED_PER_SYMBOL} more")
         block += ["", "</details>", ""]
         details.append(block)
-    consumers = ["**Other repositories:** no workspace is configured, so consumers elsewhere were not searched.", ""]
+    consumers = _consumers_markdown(impact, where)
     honesty = _completeness_markdown(impact)
     mermaid = _mermaid(impact)
     footer = [f"<sub>kivgraph · {len(impact.changed)} changed, {len(affected)} affected · "
@@ -235,6 +248,23 @@ def to_markdown(impact: Impact, link: Callable[[str, int], str] | None = None, l
         shown_rows = max(0, shown_rows - max(1, shown_rows // 10))
         text = assemble(shown_rows, shown_details, graph)
     return text[:limit]
+
+
+def _consumers_markdown(impact: Impact, where: Callable[[str, int], str]) -> list[str]:
+    if not impact.consumers_searched:
+        return ["**Other repositories:** no workspace is configured, so consumers elsewhere were not searched.", ""]
+    searched = ", ".join(f"`{name}`" for name in impact.consumers_searched)
+    if not impact.consumers:
+        return [f"**Other repositories:** none of {searched} uses what changed.", ""]
+    lines = [f"**Other repositories** (searched {searched}):", ""]
+    for name, rows in impact.consumers.items():
+        lines.append(f"- `{name}`: {len(rows)} affected")
+        for a in rows[:AFFECTED_PER_SYMBOL]:
+            lines.append(f"  - `{a.qualified_name}` ({a.kind}) `{a.file_path}:{a.start_line}` — {a.via_kind} "
+                         f"from `{a.reached_from}`, {a.via_confidence}")  # fmt: skip
+        if len(rows) > AFFECTED_PER_SYMBOL:
+            lines.append(f"  - … and {len(rows) - AFFECTED_PER_SYMBOL} more")
+    return [*lines, ""]
 
 
 def _completeness_markdown(impact: Impact) -> list[str]:
