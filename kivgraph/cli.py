@@ -130,6 +130,11 @@ def cli() -> None:
     """kivgraph: a Git-native code graph that answers "what breaks if I change this?"."""
 
 
+JOBS = click.option(
+    "--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core)."
+)
+
+
 @cli.command()
 @click.argument("path", default=".", type=click.Path(file_okay=False))
 @click.option("--commit", "revision", default="HEAD", show_default=True, help="Revision whose tree is indexed.")
@@ -140,7 +145,7 @@ def cli() -> None:
 @click.option("--languages", help="Comma-separated languages to index (default: every one found).")
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core).")
+@JOBS
 @click.option(
     "--analyzers/--no-analyzers",
     default=True,
@@ -200,7 +205,7 @@ def index(
     type=click.Path(dir_okay=False),
     help="Where to write the generation (default: ~/.cache/kivgraph/derived/rust-<release>.kgen).",
 )
-@click.option("--jobs", type=click.IntRange(min=1), help="Processes that parse in parallel (default: one per core).")
+@JOBS
 @click.option(
     "--analyzers/--no-analyzers",
     default=True,

@@ -352,6 +352,21 @@ def traversal_page(g: Graph, rows: list[Row], view: str) -> Row:
     return {**header, **shape}
 
 
+def traversal_answer(
+    g: Graph, results: Row, kept: list[Visit], returned: int, cursor: str | None, verdict: Row,
+    unresolved_related: int, view: str,
+) -> Row:  # fmt: skip
+    """The envelope both walks share: guidance when the count misleads, coverage over every row."""
+    guidance = ""
+    if not kept:
+        guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
+    elif cursor is not None:
+        guidance = truncated_guidance(returned, len(kept), "depth, max_nodes, edge_kinds or confidence")
+    coverage = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=unresolved_related)
+    return envelope(g, results, total=len(kept), returned=returned, compact=view != "full", next_cursor=cursor,
+                    coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
 def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
     check_view(args["view"], files_allowed=False)
@@ -387,14 +402,7 @@ def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
         results: Row = {**summary, "traversal_truncated": truncated, "nodes": rows}
     else:
         results = {**summary, **({"traversal_truncated": True} if truncated else {}), **traversal_page(g, rows, "")}
-    guidance = ""
-    if not kept:
-        guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
-    elif cursor is not None:
-        guidance = truncated_guidance(len(rows), len(kept), "depth, max_nodes, edge_kinds or confidence")
-    coverage = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=failures)
-    return envelope(g, results, total=len(kept), returned=len(rows), compact=args["view"] != "full",
-                    next_cursor=cursor, coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+    return traversal_answer(g, results, kept, len(rows), cursor, verdict, failures, args["view"])
 
 
 def blast_kinds(values: list[str] | None) -> tuple[frozenset[str] | None, list[str] | None]:
@@ -479,14 +487,7 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
             results["by_package"] = [{"package": p, **({"repository": r} if r != hoisted else {}), "count": n}
                                      for (p, r), n in sorted(by_package.items())]  # fmt: skip
         results.update(page_shape)
-    guidance = ""
-    if not kept:
-        guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
-    elif cursor is not None:
-        guidance = truncated_guidance(len(rows), len(kept), "depth, max_nodes, edge_kinds or confidence")
-    counted = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=spots)
-    return envelope(g, results, total=len(kept), returned=len(rows), compact=args["view"] != "full",
-                    next_cursor=cursor, coverage=counted, completeness=verdict, guidance=guidance)  # fmt: skip
+    return traversal_answer(g, results, kept, len(rows), cursor, verdict, spots, args["view"])
 
 
 # -- consumers in other repositories -------------------------------------------------------------
