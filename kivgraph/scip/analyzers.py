@@ -172,8 +172,11 @@ def analyzer_environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key not in SCRUBBED_VARIABLES}
 
 
-def run_tool(args: list[str], cwd: Path | None, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run an analyzer (or its toolchain) in the analyzer environment, output captured as text.
+def run_tool(
+    args: list[str], cwd: Path | None, timeout: float, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run an analyzer (or its toolchain) in the analyzer environment (plus `extra_env`), output
+    captured as text.
 
     Raises subprocess.TimeoutExpired and OSError for the caller to turn into its own words.
     """
@@ -185,6 +188,6 @@ def run_tool(args: list[str], cwd: Path | None, timeout: float) -> subprocess.Co
         encoding="utf-8",
         errors="replace",
         timeout=timeout,
-        env=analyzer_environment(),
+        env={**analyzer_environment(), **(extra_env or {})},
         check=False,
     )

@@ -1,12 +1,13 @@
 """Running the SCIP indexers over a tree: where each one runs, with what, and what became of it.
 
 Indexers run where the indexed files are: in the working tree itself when it holds exactly the
-indexed commit (that is where installed dependencies live), else on the commit's tree written
-out to a scratch directory with the working tree's `node_modules` linked in. Each runs per
+indexed commit (that is where installed dependencies live), else — and always for Go, whose
+`go mod download` writes go.sum — on the commit's tree written out to a scratch directory with
+the working tree's `node_modules` linked in. Each runs per
 project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr kept,
-in the background while the syntax layer parses, and writes nothing into the tree but what its
-language's own build would (rust-analyzer runs build scripts into `target/`). A crash, a timeout
-or an empty index becomes an invisible scope, never a failed index.
+in the background while the syntax layer parses, and writes nothing into the tree (rust-analyzer's
+build-script output goes to a scratch CARGO_TARGET_DIR). A crash, a timeout or an empty index
+becomes an invisible scope, never a failed index.
 """
 
 import os
@@ -23,6 +24,9 @@ from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
 from kivgraph.scip.index import ScipIndex, ScipIndexError, load_index
 
+NEVER_IN_PLACE = frozenset({"scip-go"})
+"""`go mod download` (what makes scip-go see dependencies) records checksums in go.sum: Go projects
+are analysed on a copy, so the user's go.sum is never touched."""
 ANALYZER_TIMEOUT_SECONDS = float(os.environ.get("KIVGRAPH_ANALYZER_TIMEOUT", "900"))
 STDERR_TAIL = 2000
 
@@ -128,7 +132,10 @@ def run_project(project: Project, tree: Path, outputs: Path, version: str, in_pl
         (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS)
+        # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
+        # so even an in-place run leaves the tree exactly as it was.
+        extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")} if project.spec.name == "rust-analyzer" else None
+        done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
     except subprocess.TimeoutExpired:
         return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
     except OSError as err:
@@ -198,9 +205,15 @@ class Analysis:
         self.pending: list[Future[AnalyzerRun]] = []
         if self.scratch is None:
             return
-        tree = Path(worktree) if self.in_place and worktree else materialize(files, worktree, self.scratch / "tree")
+        copy: Path | None = None
         for project in wanted:
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, self.in_place))
+            here = self.in_place and worktree is not None and project.spec.name not in NEVER_IN_PLACE
+            if here and worktree is not None:
+                tree = Path(worktree)
+            else:
+                copy = copy or materialize(files, worktree, self.scratch / "tree")
+                tree = copy
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here))
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:

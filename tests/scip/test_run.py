@@ -115,8 +115,11 @@ def test_rust_workspace_calls_and_trait_impls_are_exact_with_rust_analyzer(make_
         for p in (FIXTURES / "rust" / "workspace").rglob("*")
         if p.is_file()
     }
-    generation = index_repository(str(make_repo(files).path), run_analyzers=True)
+    repo = make_repo(files)
+    generation = index_repository(str(repo.path), run_analyzers=True)
     assert generation.invisible_scopes == ()
+    # It ran in the clean working tree, and its build-script output went elsewhere: no target/.
+    assert repo.git("status", "--porcelain", "--ignored") == ""
     exact = [e for e in generation.edges if e.confidence is EXACT]
     assert len(exact) > 20
     assert {e.provenance.value for e in exact} == {"RUST_ANALYZER_SCIP"}
@@ -197,3 +200,16 @@ def test_a_dirty_working_tree_is_not_what_gets_analyzed(make_repo, tmp_path, mon
     assert ("run", EdgeKind.CALLS_DIRECT, "helper", EXACT) in named_edges(generation)  # the commit's code
     assert Path(log.read_text().split()[-1]).resolve() != repo.path.resolve()
     assert repo.git("status", "--porcelain").split() == ["M", "app.py"]
+
+
+def test_go_is_analysed_on_a_copy_so_go_sum_is_never_written(make_repo):
+    require("scip-go")
+    repo = make_repo(
+        {
+            "go.mod": "module example.com/m\n\ngo 1.22\n\nrequire golang.org/x/mod v0.22.0\n",
+            "m.go": 'package m\n\nimport "golang.org/x/mod/semver"\n\n'
+            "func Valid(v string) bool { return semver.IsValid(v) }\n",
+        }
+    )
+    index_repository(str(repo.path), run_analyzers=True)
+    assert repo.git("status", "--porcelain", "--ignored") == ""  # no go.sum appeared
