@@ -189,7 +189,8 @@ def ingest(
             elif (start.start_line, start.start_character) == (0, 0):  # the file's own module
                 definitions.setdefault(occurrence.symbol, Site(document.path, -1))
 
-    targets = Targets(files, read, definitions)
+    own = frozenset((parsed.manager, parsed.package) for parsed in map(parse_symbol, defined_here) if parsed)
+    targets = Targets(files, read, definitions, own)
 
     def key(site: Site) -> str:
         scopes = files[site.path]
@@ -282,14 +283,18 @@ class Targets:
 
     An index defines most of the symbols it references. A declaration file it did not index
     (a `.d.ts` reached through `paths` or a workspace link) is still named by the file path its
-    symbols begin with, and the rest of the symbol is the qualified name within that file. A
+    symbols begin with, and the rest of the symbol is the qualified name within that file — when
+    the symbol is of a package the index itself defines: another package's paths are relative to
+    that package (`src/index.ts` of `@shop/core` is not ours), and its uses are external. A
     `.d.ts` emitted with a declaration map leads on to the source declaration it was compiled
     from (EXACT_DECLARATION_MAPPED): that, not the generated file, is what a change breaks.
     """
 
     def __init__(self, files: dict[str, FileScopes], read: Callable[[str], bytes | None],
-                 definitions: dict[str, Site]) -> None:  # fmt: skip
+                 definitions: dict[str, Site], own: frozenset[tuple[str, str]]) -> None:  # fmt: skip
         self.files, self.read, self.definitions = files, read, definitions
+        self.own = own
+        """(manager, package) of every symbol the index defines."""
         self.names: dict[str, dict[str, int]] = {}
         self.maps: dict[str, DeclarationMap | None] = {}
         self.found: dict[str, tuple[Site, Confidence] | None] = {}
@@ -311,7 +316,7 @@ class Targets:
 
     def _by_path(self, symbol: str) -> Site | None:
         parsed = parse_symbol(symbol)
-        if parsed is None:
+        if parsed is None or (parsed.manager, parsed.package) not in self.own:
             return None
         path = ""
         for at, descriptor in enumerate(parsed.descriptors):

@@ -11,6 +11,7 @@ becomes an invisible scope, never a failed index.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -106,7 +107,11 @@ def command(project: Project, binary: str, output: Path, version: str) -> list[s
     return [binary, "scip", ".", "--output", str(output)]
 
 
-def run_project(project: Project, tree: Path, outputs: Path, version: str, in_place: bool) -> AnalyzerRun:
+def run_project(
+    project: Project, tree: Path, outputs: Path, version: str, in_place: bool, origin: Path | None = None
+) -> AnalyzerRun:
+    """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
+    commit; `origin` is then the working tree the copy stands for, if any)."""
     started = time.monotonic()
     where = project.root or "."
 
@@ -119,6 +124,8 @@ def run_project(project: Project, tree: Path, outputs: Path, version: str, in_pl
     if not found.usable:
         return invisible("ANALYZER_UNAVAILABLE", found.problem)
     cwd = tree / project.root
+    if project.spec.name == "scip-go" and not in_place and origin is not None:
+        anchor_replacements(cwd / "go.mod", origin / project.root)
     if project.spec.name == "scip-go":
         # scip-go quietly labels packages it cannot load as standard library; fetching the
         # module's dependencies first is what `go build` would do, and says what is missing.
@@ -152,6 +159,25 @@ def run_project(project: Project, tree: Path, outputs: Path, version: str, in_pl
     if not index.documents:
         return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
     return AnalyzerRun(project, index, time.monotonic() - started, tuple(warnings))
+
+
+LOCAL_REPLACEMENT = re.compile(r"(=>\s*)(\.{1,2}/[^\s]*|\.{1,2})(\s*$)", re.MULTILINE)
+
+
+def anchor_replacements(go_mod: Path, original: Path) -> None:
+    """In a copy's go.mod, point `replace … => ../sibling` at the sibling beside the original
+    module: the copy lives elsewhere, and a relative path would lead nowhere."""
+    try:
+        text = go_mod.read_text(encoding="utf-8")
+    except OSError:
+        return
+
+    def absolute(match: re.Match[str]) -> str:
+        return f"{match.group(1)}{os.path.normpath(original / match.group(2))}{match.group(3)}"
+
+    anchored = LOCAL_REPLACEMENT.sub(absolute, text)
+    if anchored != text:
+        go_mod.write_text(anchored, encoding="utf-8")
 
 
 def _go_dependencies(module: Path) -> str:
@@ -213,7 +239,8 @@ class Analysis:
             else:
                 copy = copy or materialize(files, worktree, self.scratch / "tree")
                 tree = copy
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here))
+            origin = Path(worktree) if worktree else None
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here, origin))
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:

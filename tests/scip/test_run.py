@@ -213,3 +213,18 @@ def test_go_is_analysed_on_a_copy_so_go_sum_is_never_written(make_repo):
     )
     index_repository(str(repo.path), run_analyzers=True)
     assert repo.git("status", "--porcelain", "--ignored") == ""  # no go.sum appeared
+
+
+def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(tmp_path):
+    go_mod = tmp_path / "copy" / "go.mod"
+    go_mod.parent.mkdir()
+    go_mod.write_text(
+        "module example.com/app\n\nreplace example.com/lib => ../lib\n\nreplace (\n"
+        "\texample.com/util v1.0.0 => ./third_party/util\n\texample.com/net => example.com/fork v1.2.0\n)\n",
+        encoding="utf-8",
+    )
+    run.anchor_replacements(go_mod, Path("/src/app"))
+    text = go_mod.read_text(encoding="utf-8")
+    assert "example.com/lib => /src/lib\n" in text
+    assert "example.com/util v1.0.0 => /src/app/third_party/util\n" in text
+    assert "example.com/net => example.com/fork v1.2.0\n" in text  # a module replacement is left alone
