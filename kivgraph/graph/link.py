@@ -3,22 +3,29 @@ provider repository whose manifest declares that package and whose generation de
 
 No provider in the graph is a third-party package and stays external; two providers (twins), a
 symbol the provider no longer declares (version drift) or several declarations it could mean
-become unresolved records with the reason — never an edge. A reference to the package itself is a
-package-level dependency, which proves the dependency and never a use of any one symbol.
+become unresolved records with the reason — never an edge. A reference to the package itself, or
+to one of its modules, is a package-level dependency, which proves the dependency and never a use
+of any one symbol. A type checker's path is compared whole with the path the provider's own files
+give each declaration (module path + qualified name): never by the last name alone.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kivgraph.model import Confidence, Provenance
 
 if TYPE_CHECKING:
-    from kivgraph.graph.index import ExternalInfo, Graph, UnresolvedInfo
+    from kivgraph.graph.index import ExternalInfo, Graph, PackageInfo, UnresolvedInfo
 
 SEPARATORS = re.compile(r"::|\.|/")
 FAMILIES = {"typescript": "ecmascript", "javascript": "ecmascript"}
 SCIP_PROVENANCES = frozenset(p.value for p in Provenance if p.value.startswith(("SCIP_", "RUST_ANALYZER")))
+PATH_FAMILIES = frozenset({"go", "ecmascript", "python", "rust"})
+"""Families whose providers' declarations get the path a consumer's tooling spells (`Paths`)."""
+PYTHON_STDLIB = "python-stdlib"
+"""scip-python's package for the interpreter's own modules: never a repository of the workspace."""
+STUBS = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,22 @@ class Links:
     lines: list[int]
     unresolved: list["UnresolvedInfo"]
     dependencies: list[PackageDependency]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What one external reference asks for, in the provider's terms."""
+
+    package: str
+    """The identity to look the provider up by."""
+    path: str
+    """The symbol path `Paths` spells ("" for the package itself)."""
+    nested: bool = False
+    """The package's sub-packages provide too (a Python syntax-layer import names only the top one)."""
+    implementer: str = ""
+    """For a member of a trait impl (Rust), the implementing type's path: a member the provider's
+    source does not declare for a type it does was generated (`#[derive(Default)]`), and what it
+    declares is the trait's — not the provider's."""
 
 
 def family(language: str) -> str:
@@ -72,7 +95,8 @@ def link(graph: "Graph") -> Links:
     for i, p in enumerate(graph.package.tolist()):
         if p >= 0:
             members.setdefault(int(p), []).append(i)
-    go_paths = {name for (fam, name) in by_identity if fam == "go"}
+    paths = Paths(graph, members)
+    names = {fam: {name for (f, name) in by_identity if f == fam} for fam in ("go", "python")}
     seen_unresolved: set[tuple[int, str, str, str]] = set()
     seen_dependencies: set[tuple[int, int, int]] = set()
 
@@ -83,46 +107,93 @@ def link(graph: "Graph") -> Links:
             links.unresolved.append(UnresolvedInfo(x.repository, reason, x.language, x.file, x.line, x.package,
                                                    x.symbol, x.source, detail))  # fmt: skip
 
+    def depend(x: "ExternalInfo", packages: list[int]) -> None:
+        for p in packages:
+            if (x.source, p, x.line) not in seen_dependencies:
+                seen_dependencies.add((x.source, p, x.line))
+                links.dependencies.append(PackageDependency(x.repository, x.source, x.file, x.line, p))
+
     for x in graph.externals:
         fam = family(x.language)
-        package_name, rest = x.package, x.symbol
-        if fam == "go" and x.symbol:
-            # scip-go names the module as the package and `<import path>.<name>` as the symbol.
-            prefix = _longest_go_prefix(x.symbol, go_paths)
-            if prefix:
-                package_name, rest = prefix, x.symbol[len(prefix) + 1 :] if x.symbol != prefix else ""
-        candidates = [
-            p for p in by_identity.get((fam, package_name), []) if graph.packages[p].repository != x.repository
-        ]
+        exact = x.provenance in SCIP_PROVENANCES
+        request = _request(x, fam, exact, names)
+        if request is None:
+            continue
+        candidates = [p for p in _lookup(by_identity, fam, request) if graph.packages[p].repository != x.repository]
         if not candidates:
             continue  # a package no repository of the graph provides: third-party, stays external
         providers = sorted({graph.packages[p].repository for p in candidates})
         if len(providers) > 1:
-            names = ", ".join(graph.repositories[r].name for r in providers)
-            unresolved(x, "AMBIGUOUS_PACKAGE_PROVIDER", f"{package_name} is declared by {names}")
+            declared_by = ", ".join(graph.repositories[r].name for r in providers)
+            unresolved(x, "AMBIGUOUS_PACKAGE_PROVIDER", f"{request.package} is declared by {declared_by}")
             continue
-        if not rest:
-            for p in candidates:
-                if (x.source, p, x.line) not in seen_dependencies:
-                    seen_dependencies.add((x.source, p, x.line))
-                    links.dependencies.append(PackageDependency(x.repository, x.source, x.file, x.line, p))
+        if not request.path:
+            wanted = {request.package, x.package}
+            own = [p for p in candidates if {graph.packages[p].name, graph.packages[p].label} & wanted]
+            depend(x, own or candidates)
             continue
-        symbols = [i for p in candidates for i in members.get(p, [])]
-        target = _bind(graph, rest, symbols)
+        if fam in PATH_FAMILIES:
+            target = _bind_path(graph, paths, request, candidates, exact)
+        else:
+            target = _bind(graph, request.path, [i for p in candidates for i in members.get(p, [])])
+        if isinstance(target, list):
+            depend(x, target)  # a module of the package: the dependency, not a use of one symbol
+            continue
+        if target == "":
+            continue  # what the use names is declared outside the provider (a derived trait impl's member)
         if isinstance(target, str):
             provider = graph.repositories[providers[0]].name
-            unresolved(x, target, f"{rest} in {package_name} ({provider})")
+            unresolved(x, target, f"{request.path} in {request.package} ({provider})")
             continue
         links.sources.append(x.source)
         links.targets.append(target)
-        exact = x.provenance in SCIP_PROVENANCES
         links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
         links.files.append(x.file)
         links.lines.append(x.line)
     return links
 
 
-def _longest_go_prefix(symbol: str, paths: set[str]) -> str:
+def _request(x: "ExternalInfo", fam: str, exact: bool, names: dict[str, set[str]]) -> Request | None:
+    """The provider identity and symbol path an external reference asks for, or None when no
+    repository can provide it."""
+    if fam == "go":
+        # scip-go names the module as the package and `<import path>.<name>` as the symbol.
+        prefix = _longest_prefix(x.symbol, names["go"]) if x.symbol else ""
+        if prefix:
+            return Request(prefix, x.symbol[len(prefix) + 1 :] if x.symbol != prefix else "")
+        return Request(x.package, x.symbol)
+    if fam == "python":
+        if not exact:
+            # `from shopcore.pricing import total` reads as package `shopcore`, symbol `total`.
+            return Request(x.package, x.symbol, nested=True)
+        if x.package == PYTHON_STDLIB:
+            return None
+        # scip-python names the distribution (`shop-core`) and the import path of the declaration
+        # (`shopcore.pricing.total`): the import package is the longest leading part a provider declares.
+        prefix = _longest_prefix(x.symbol, names["python"])
+        return Request(prefix, x.symbol) if prefix else None
+    if fam == "rust":
+        if exact:
+            path, implementer = _rust_impl(x.symbol)
+            return Request(x.package, path, implementer=implementer)
+        # `Cart::default` as written: the member may be a trait's (derived, or a default method).
+        return Request(x.package, x.symbol, implementer=x.symbol.rpartition("::")[0])
+    if fam == "ecmascript" and exact:
+        return Request(x.package, ".".join("constructor" if p == "<constructor>" else p for p in x.symbol.split(".")))
+    return Request(x.package, x.symbol)
+
+
+def _lookup(by_identity: dict[tuple[str, str], list[int]], fam: str, request: Request) -> list[int]:
+    """The packages that declare the requested identity (and, when nested, its sub-packages)."""
+    found = list(by_identity.get((fam, request.package), []))
+    if request.nested and request.package:
+        below = request.package + "."
+        found += [p for (f, name), ids in by_identity.items() if f == fam and name.startswith(below) for p in ids]
+    return sorted(set(found))
+
+
+def _longest_prefix(symbol: str, paths: set[str]) -> str:
+    """The longest dotted leading part of `symbol` that is one of `paths` ("" when none is)."""
     if symbol in paths:
         return symbol
     best = ""
@@ -133,24 +204,174 @@ def _longest_go_prefix(symbol: str, paths: set[str]) -> str:
     return best
 
 
-def _bind(graph: "Graph", rest: str, symbols: list[int]) -> int | str:
-    """The one provider symbol `rest` names, or why none: PROVIDER_SYMBOL_NOT_FOUND (the provider
-    no longer declares it: version drift) or AMBIGUOUS_PROVIDER_SYMBOL."""
-    wanted = rest.replace("::", ".")
-    exact = [i for i in symbols if graph.qualified_names[i].replace("::", ".") == wanted]
-    if not exact:
-        # A SCIP path may lead with the module or file the declaration lives in (`src/geo.rs` →
-        # `geo.Scale`, `pkg/mod.py` → `pkg.mod.Class`): only those leading parts may be dropped.
-        exact = [i for i in symbols if _names_with_module(graph, i, wanted)]
-    declared = [i for i in exact if graph.kind_of(i) != "module"] or exact
+def _rust_impl(symbol: str) -> tuple[str, str]:
+    """rust-analyzer's path of an associated item, `m.impl.Cart.add` (inherent) or
+    `m.impl.Cart.Priced.price` (trait impl), as our qualified names spell it (`m.Cart.add`); and,
+    for a trait impl, the implementing type's path (`m.Cart`)."""
+    parts = symbol.split(".")
+    if "impl" not in parts:
+        return symbol, ""
+    at = parts.index("impl")
+    inside = parts[at + 1 :]
+    if len(inside) not in (2, 3):
+        return symbol, ""
+    owner = [*parts[:at], inside[0].partition("<")[0]]
+    return ".".join([*owner, inside[-1]]), ".".join(owner) if len(inside) == 3 else ""
+
+
+@dataclass(slots=True)
+class Paths:
+    """Each provider declaration's path as a consumer's type checker spells it, per package (built on
+    first use): Go `Type.Method`; TypeScript the file under the package root then the qualified name
+    (`src.pricing.ts.total`); Python the import path (`shopcore.pricing.total`, a module
+    `shopcore.pricing.__init__`); Rust the module path from the crate root (`pricing.Cart.add`, the
+    root `crate`)."""
+
+    graph: "Graph"
+    members: dict[int, list[int]]
+    built: dict[int, dict[str, list[int]]] = field(default_factory=lambda: {})
+    named: dict[int, dict[str, list[int]]] = field(default_factory=lambda: {})
+
+    def names(self, p: int) -> dict[str, list[int]]:
+        """A package's declarations (not modules) by qualified name, `::` spelled `.`."""
+        if p not in self.named:
+            found: dict[str, list[int]] = {}
+            for i in self.members.get(p, []):
+                if self.graph.kind_of(i) != "module":
+                    found.setdefault(self.graph.qualified_names[i].replace("::", "."), []).append(i)
+            self.named[p] = found
+        return self.named[p]
+
+    def of(self, p: int) -> dict[str, list[int]]:
+        if p not in self.built:
+            found: dict[str, list[int]] = {}
+            package = self.graph.packages[p]
+            for i in self.members.get(p, []):
+                path = self._path(package, i)
+                if path:
+                    found.setdefault(path, []).append(i)
+            self.built[p] = found
+        return self.built[p]
+
+    def _path(self, package: "PackageInfo", symbol: int) -> str:
+        g = self.graph
+        qualified = g.qualified_names[symbol].replace("::", ".")
+        file = g.path_of(symbol)
+        fam = family(package.language)
+        if fam == "go":
+            return qualified
+        is_file = g.kind_of(symbol) == "module" and qualified == _module_qualified_name(file)
+        if fam == "ecmascript":
+            if package.root and not file.startswith(package.root + "/"):
+                return ""
+            module = (file[len(package.root) + 1 :] if package.root else file).replace("/", ".")
+            return module if is_file else f"{module}.{qualified}"
+        if fam == "python":
+            module = self._python_module(package, file)
+            return "" if not module else f"{module}.__init__" if is_file else f"{module}.{qualified}"
+        if fam == "rust":
+            relative = file[len(package.root) + 1 :] if package.root else file
+            parts = _rust_module(relative)
+            if parts is None:
+                return ""
+            return (".".join(parts) or "crate") if is_file else ".".join([*parts, qualified])
+        return ""
+
+    def _python_module(self, package: "PackageInfo", file: str) -> str:
+        directory, _, name = file.rpartition("/")
+        stem = name.rpartition(".")[0]
+        if directory != package.root or not stem:
+            return ""
+        if stem == "__init__":
+            return package.name
+        repository = package.repository
+        is_package = any(
+            (repository, f"{directory}/{init}") in self.graph.file_ids for init in ("__init__.py", "__init__.pyi")
+        )
+        if is_package:
+            return f"{package.name}.{stem}"
+        return package.name if stem == package.name else ""  # a module outside any package is its own
+
+
+def _module_qualified_name(path: str) -> str:
+    """The qualified name of a file's module symbol (as `languages/scopes.py` spells it)."""
+    name = path.rpartition("/")[2]
+    stem = path[: -len(".d.ts")] if name.endswith(".d.ts") else path[: path.rfind(".")] if "." in name else path
+    return stem.replace("/", ".")
+
+
+def _rust_module(relative: str) -> list[str] | None:
+    """`src/a/b.rs` → ["a", "b"] of the library crate rooted at `src/lib.rs`; None outside it
+    (binaries, tests, examples, build scripts: nothing another crate can name)."""
+    if not relative.startswith("src/") or not relative.endswith(".rs"):
+        return None
+    if relative == "src/main.rs" or relative.startswith("src/bin/"):
+        return None
+    parts = relative[len("src/") : -len(".rs")].split("/")
+    if parts == ["lib"]:
+        return []
+    if parts[-1] == "mod":
+        parts.pop()
+    return parts
+
+
+def _bind_path(
+    graph: "Graph", paths: Paths, request: Request, candidates: list[int], exact: bool
+) -> int | str | list[int]:
+    """The one provider declaration the path names; the packages whose modules it names (a
+    package-level dependency); "" when what it names is declared outside the provider; or why
+    none: PROVIDER_SYMBOL_NOT_FOUND (the provider no longer declares it: version drift) or
+    AMBIGUOUS_PROVIDER_SYMBOL."""
+
+    def find(path: str) -> list[int]:
+        """A type checker's path must equal a declaration's whole path. The syntax layer's (a name
+        as imported: `total`, `pricing::Boxed`) is tried whole, then as a qualified name."""
+        wanted = path.replace("::", ".")
+        found = [i for p in candidates for i in paths.of(p).get(wanted, [])]
+        if not found and request.nested:
+            # Python `from shopcore import pricing, total`: relative to the top-level package.
+            for spelled in (f"{request.package}.{wanted}", f"{request.package}.{wanted}.__init__"):
+                found += [i for p in candidates for i in paths.of(p).get(spelled, [])]
+        if not found and not exact:
+            found = [i for p in candidates for i in paths.names(p).get(wanted, [])]
+        return found
+
+    found = find(request.path)
+    declared = [i for i in found if graph.kind_of(i) != "module"]
+    if found and not declared:
+        return sorted({int(graph.package[i]) for i in found})
+    if not found and request.implementer and any(graph.kind_of(i) != "module" for i in find(request.implementer)):
+        return ""
+    return _one(graph, declared)
+
+
+def _one(graph: "Graph", declared: list[int]) -> int | str:
     if len(declared) > 1:
         exported = [i for i in declared if bool(graph.exported[i])]
         declared = exported if len(exported) == 1 else declared
+    if len(declared) > 1:
+        implementations = [i for i in declared if not graph.path_of(i).endswith(STUBS)]
+        declared = implementations or declared
+    if len(declared) > 1 and len({(graph.path_of(i), graph.qualified_names[i]) for i in declared}) == 1:
+        declared = declared[:1]  # overloads of one declaration: the first stands for all
     if not declared:
         return "PROVIDER_SYMBOL_NOT_FOUND"
     if len(declared) > 1:
         return "AMBIGUOUS_PROVIDER_SYMBOL"
     return declared[0]
+
+
+def _bind(graph: "Graph", rest: str, symbols: list[int]) -> int | str:
+    """For a language without provider paths (Dart): the one provider symbol `rest` names, or why
+    none: PROVIDER_SYMBOL_NOT_FOUND (the provider no longer declares it) or AMBIGUOUS_PROVIDER_SYMBOL."""
+    wanted = rest.replace("::", ".")
+    exact = [i for i in symbols if graph.qualified_names[i].replace("::", ".") == wanted]
+    if not exact:
+        # A SCIP path may lead with the module or file the declaration lives in (`lib/geo.dart` →
+        # `geo.Scale`): only those leading parts may be dropped.
+        exact = [i for i in symbols if _names_with_module(graph, i, wanted)]
+    declared = [i for i in exact if graph.kind_of(i) != "module"] or exact
+    return _one(graph, declared)
 
 
 def _names_with_module(graph: "Graph", symbol: int, wanted: str) -> bool:
