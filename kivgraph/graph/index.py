@@ -353,6 +353,17 @@ class Graph:
                 index[u.source].append(i)
         return dict(index)
 
+    @cached_property
+    def _dependencies_by_package(self) -> dict[int, list[PackageDependency]]:
+        index: dict[int, list[PackageDependency]] = defaultdict(list)
+        for dependency in self.dependencies:
+            index[dependency.package].append(dependency)
+        return dict(index)
+
+    def dependencies_on(self, package: int) -> list[PackageDependency]:
+        """Package-level dependencies of other repositories on one provider package."""
+        return self._dependencies_by_package.get(package, [])
+
     def unresolved_naming(self, name: str) -> list[int]:
         """Unresolved uses at a known site that asked for `name` (`name`, `x.name`, `x::name`)."""
         return self._unresolved_by_name.get(name, [])

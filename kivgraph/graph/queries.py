@@ -520,8 +520,8 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     package_level = 0
     if package is not None:
         seen: set[tuple[int, str]] = set()
-        for dependency in g.dependencies:
-            if dependency.package != package_id or dependency.consumer_repository == home:
+        for dependency in g.dependencies_on(package_id):
+            if dependency.consumer_repository == home:
                 continue
             if (dependency.consumer_repository, dependency.file) in seen:
                 continue
