@@ -38,6 +38,7 @@ import anyio
 import numpy as np
 import tiktoken
 from codec_bench import synthetic
+from figures import ms, p50_p99
 from index_throughput import npm_package
 from mcp import Client, StdioServerParameters
 
@@ -89,16 +90,6 @@ def realistic(n_symbols: int, n_edges: int, seed: int = 7) -> Generation:
 
 
 # -- figures ---------------------------------------------------------------------------------------
-
-
-def p50_p99(times: list[float]) -> tuple[float, float]:
-    p99 = statistics.quantiles(times, n=100, method="inclusive")[98] if len(times) > 1 else times[0]
-    return statistics.median(times), p99
-
-
-def ms(seconds: float) -> str:
-    value = seconds * 1000
-    return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms" if value < 100 else f"{value:,.0f} ms"
 
 
 class Table:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from figures import ms, p50_p99
 
 from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.index import CONFIDENCES, EDGE_KINDS, PROVENANCES, Graph
@@ -230,16 +231,6 @@ def build_workspace(root: Path, exact: bool, quick: bool) -> tuple[Path, dict[st
 
 
 # -- figures ---------------------------------------------------------------------------------------
-
-
-def p50_p99(times: list[float]) -> tuple[float, float]:
-    p99 = statistics.quantiles(times, n=100, method="inclusive")[98] if len(times) > 1 else times[0]
-    return statistics.median(times), p99
-
-
-def ms(seconds: float) -> str:
-    value = seconds * 1000
-    return f"{value:.2f} ms" if value < 10 else f"{value:.1f} ms" if value < 100 else f"{value:,.0f} ms"
 
 
 class Table:

@@ -10,6 +10,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import click
@@ -444,6 +445,23 @@ def notes_push(remote: str, repo_path: str, ref: str, attempts: int) -> None:
     click.echo(_sync_line("pushed to" if result.pushed else "nothing to push to", result))
 
 
+def graph_sources(command: Callable[..., None]) -> Callable[..., None]:
+    """--repo, --generation and --workspace: what `serve` and `query` load."""
+    for option in reversed(
+        (
+            click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
+                         help="Repository to load (repeatable; default: the current directory)."),
+            click.option("--generation", "generation_files", multiple=True,
+                         type=click.Path(dir_okay=False, exists=True),
+                         help="A generation file (repeatable): a CI artifact, the derived rust: library."),
+            click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
+                         help="A kivgraph.toml: its repositories (local paths, git URLs) are linked into one graph."),
+        )
+    ):  # fmt: skip
+        command = option(command)
+    return command
+
+
 def _sources(
     repos: tuple[str, ...], files: tuple[str, ...], workspace: str | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -461,12 +479,7 @@ def _sources(
 
 
 @cli.command()
-@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
-              help="Repository to serve (repeatable; default: the current directory).")  # fmt: skip
-@click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
-              help="Serve a generation file (repeatable): a CI artifact, the derived rust: library.")  # fmt: skip
-@click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
-              help="A kivgraph.toml: its repositories (local paths, git URLs) are linked into one graph.")  # fmt: skip
+@graph_sources
 def serve(repos: tuple[str, ...], generation_files: tuple[str, ...], workspace: str | None) -> None:
     """Serve the graph over MCP (stdio): the generation matching HEAD of each repository."""
     from kivgraph.server import serve as run_server  # the MCP SDK costs half a second to import
@@ -479,12 +492,7 @@ def serve(repos: tuple[str, ...], generation_files: tuple[str, ...], workspace: 
 @click.option("--json", "arguments", help="The tool's arguments as one JSON object.")
 @click.option("--arg", "pairs", multiple=True, metavar="NAME=VALUE",
               help="One argument (repeatable); VALUE is read as JSON when it parses, else as a string.")  # fmt: skip
-@click.option("--repo", "repos", multiple=True, type=click.Path(file_okay=False),
-              help="Repository to query (repeatable; default: the current directory).")  # fmt: skip
-@click.option("--generation", "generation_files", multiple=True, type=click.Path(dir_okay=False, exists=True),
-              help="Query a generation file (repeatable).")  # fmt: skip
-@click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
-              help="A kivgraph.toml: its repositories are linked into one graph.")  # fmt: skip
+@graph_sources
 def query(
     tool_name: str, arguments: str | None, pairs: tuple[str, ...], repos: tuple[str, ...],
     generation_files: tuple[str, ...], workspace: str | None,
