@@ -15,7 +15,7 @@ from kivgraph.graph.index import Graph
 from kivgraph.graph.load import LoadedRepository, load_file, load_repository
 from kivgraph.graph.queries import Session
 from kivgraph.graph.tools import Tool
-from kivgraph.graph.workspace import load_member, read_workspace
+from kivgraph.graph.workspace import load_members, read_workspace
 from kivgraph.store import NOTES_REF
 
 RECHECK_SECONDS = 2.0
@@ -57,13 +57,14 @@ class Catalog:
                 problems.append(f"{path}: {err}")
         if self.workspace is not None:
             served = {os.path.realpath(p) for p in self.repositories}
-            for member in read_workspace(self.workspace):
-                if member.path and os.path.realpath(member.path) in served:
-                    continue
-                try:
-                    loaded.append(load_member(member))
-                except KivgraphError as err:
-                    problems.append(f"{member.label}: {err}")
+            members = [
+                m for m in read_workspace(self.workspace) if not m.path or os.path.realpath(m.path) not in served
+            ]
+            for member, outcome in zip(members, load_members(members), strict=True):
+                if isinstance(outcome, KivgraphError):
+                    problems.append(f"{member.label}: {outcome}")
+                else:
+                    loaded.append(outcome)
         self.problems = problems
         self.session = Session(Graph(loaded), tuple(problems)) if loaded else None
 

@@ -11,7 +11,7 @@ give each declaration (module path + qualified name): never by the last name alo
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kivgraph.model import Confidence, Provenance
 
@@ -113,43 +113,56 @@ def link(graph: "Graph") -> Links:
                 seen_dependencies.add((x.source, p, x.line))
                 links.dependencies.append(PackageDependency(x.repository, x.source, x.file, x.line, p))
 
-    for x in graph.externals:
-        fam = family(x.language)
-        exact = x.provenance in SCIP_PROVENANCES
+    def resolve(x: "ExternalInfo", fam: str, exact: bool) -> tuple[str, object]:
+        """What one reference comes to: ("skip"|"depend"|"unresolved"|"edge", detail)."""
         request = _request(x, fam, exact, names)
         if request is None:
-            continue
+            return "skip", None
         candidates = [p for p in _lookup(by_identity, fam, request) if graph.packages[p].repository != x.repository]
         if not candidates:
-            continue  # a package no repository of the graph provides: third-party, stays external
+            return "skip", None  # a package no repository of the graph provides: third-party, stays external
         providers = sorted({graph.packages[p].repository for p in candidates})
         if len(providers) > 1:
             declared_by = ", ".join(graph.repositories[r].name for r in providers)
-            unresolved(x, "AMBIGUOUS_PACKAGE_PROVIDER", f"{request.package} is declared by {declared_by}")
-            continue
+            return "unresolved", ("AMBIGUOUS_PACKAGE_PROVIDER", f"{request.package} is declared by {declared_by}")
         if not request.path:
             wanted = {request.package, x.package}
             own = [p for p in candidates if {graph.packages[p].name, graph.packages[p].label} & wanted]
-            depend(x, own or candidates)
-            continue
+            return "depend", own or candidates
         if fam in PATH_FAMILIES:
             target = _bind_path(graph, paths, request, candidates, exact)
         else:
             target = _bind(graph, request.path, [i for p in candidates for i in members.get(p, [])])
         if isinstance(target, list):
-            depend(x, target)  # a module of the package: the dependency, not a use of one symbol
-            continue
+            return "depend", target  # a module of the package: the dependency, not a use of one symbol
         if target == "":
-            continue  # what the use names is declared outside the provider (a derived trait impl's member)
+            return "skip", None  # declared outside the provider (a derived trait impl's member)
         if isinstance(target, str):
             provider = graph.repositories[providers[0]].name
-            unresolved(x, target, f"{request.path} in {request.package} ({provider})")
-            continue
-        links.sources.append(x.source)
-        links.targets.append(target)
-        links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
-        links.files.append(x.file)
-        links.lines.append(x.line)
+            return "unresolved", (target, f"{request.path} in {request.package} ({provider})")
+        return "edge", target
+
+    # A consumer names the same symbols over and over: each distinct reference is resolved once.
+    outcomes: dict[tuple[int, str, bool, str, str], tuple[str, object]] = {}
+    for x in graph.externals:
+        fam = family(x.language)
+        exact = x.provenance in SCIP_PROVENANCES
+        key = (x.repository, fam, exact, x.package, x.symbol)
+        outcome = outcomes.get(key)
+        if outcome is None:
+            outcome = outcomes[key] = resolve(x, fam, exact)
+        kind, detail = outcome
+        if kind == "depend":
+            depend(x, cast(list[int], detail))
+        elif kind == "unresolved":
+            reason, text = cast(tuple[str, str], detail)
+            unresolved(x, reason, text)
+        elif kind == "edge":
+            links.sources.append(x.source)
+            links.targets.append(cast(int, detail))
+            links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
+            links.files.append(x.file)
+            links.lines.append(x.line)
     return links
 
 

@@ -15,6 +15,7 @@ import hashlib
 import os
 import subprocess
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
@@ -100,6 +101,20 @@ def read_workspace(file: str) -> list[Member]:
 def load_member(member: Member, cache: Path | None = None, ref: str = NOTES_REF) -> LoadedRepository:
     loaded = load_repository(member.path, ref) if member.path else load_remote(member.url, member.branch, cache, ref)
     return replace(loaded, name=member.name) if member.name else loaded
+
+
+def load_members(members: list[Member]) -> list[LoadedRepository | KivgraphError]:
+    """Every member's generation, or why it could not be read, in order; fetched side by side
+    (remote members wait on the network, not on us)."""
+
+    def one(member: Member) -> LoadedRepository | KivgraphError:
+        try:
+            return load_member(member)
+        except KivgraphError as err:
+            return err
+
+    with ThreadPoolExecutor(max_workers=min(8, max(1, len(members)))) as pool:
+        return list(pool.map(one, members))
 
 
 def remotes_cache() -> Path:

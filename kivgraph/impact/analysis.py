@@ -318,16 +318,16 @@ def _consumers(workspace: str | None, provider: LoadedRepository, notes: list[st
     """The workspace's other repositories, as generations to link; one that cannot be read is said."""
     if workspace is None:
         return []
-    from kivgraph.graph.workspace import load_member, read_workspace
+    from kivgraph.graph.workspace import load_members, read_workspace
 
     found: list[LoadedRepository] = []
-    for member in read_workspace(workspace):
-        if member.path and os.path.realpath(member.path) == os.path.realpath(provider.root):
-            continue
-        try:
-            loaded = load_member(member)
-        except KivgraphError as err:
-            notes.append(f"consumer {member.label} could not be read, so its uses are not counted: {err}")
+    members = [
+        m for m in read_workspace(workspace)
+        if not (m.path and os.path.realpath(m.path) == os.path.realpath(provider.root))
+    ]  # fmt: skip
+    for member, loaded in zip(members, load_members(members), strict=True):
+        if isinstance(loaded, KivgraphError):
+            notes.append(f"consumer {member.label} could not be read, so its uses are not counted: {loaded}")
             continue
         if loaded.name == provider.name:
             continue
