@@ -211,3 +211,27 @@ def test_a_malformed_workspace_is_refused_naming_the_problem(tmp_path: Path, tex
     with pytest.raises(WorkspaceError, match=problem):
         read_workspace(str(file))
     assert issubclass(WorkspaceError, KivgraphError)
+
+
+def test_dart_consumers_link_through_the_pubspec_name_as_candidates(tmp_path: Path):
+    """No Dart analyzer runs here: the syntax layer's uses bind by pubspec name, as CANDIDATE, and
+    every answer says the type checker did not run."""
+    go_repo(tmp_path, "core", {"pubspec.yaml": "name: shop_core\nversion: 1.0.0\n",
+                               "lib/pricing.dart": "int total(int a) => a * 2;\n",
+                               "lib/shop_core.dart": "export 'pricing.dart';\n"}, analyzers=False)  # fmt: skip
+    go_repo(tmp_path, "app", {"pubspec.yaml": "name: app\ndependencies:\n  shop_core:\n    path: ../core\n",
+                              "lib/app.dart": "import 'package:shop_core/pricing.dart' as core;\n\n"
+                              "int bill() => core.total(2);\n"},
+            analyzers=False)  # fmt: skip
+    go_repo(tmp_path, "decoy", {"pubspec.yaml": "name: shop_core_utils\n",
+                                "lib/pricing.dart": "int total(int a) => a;\n"}, analyzers=False)  # fmt: skip
+    (tmp_path / "kivgraph.toml").write_text('[[repository]]\npath = "core"\n\n[[repository]]\npath = "app"\n\n'
+                                            '[[repository]]\npath = "decoy"\n', encoding="utf-8")  # fmt: skip
+    answer = ask(served(tmp_path), "find_cross_repo_consumers", repository="core", qualified_name="total", view="full")
+    rows = answer["results"]["consumers"]  # type: ignore[index]
+    assert {(c["repository"], c["category"], c.get("qualified_name", "")) for c in rows} == {
+        ("app", "candidate", "bill"),
+        ("app", "package", ""),
+    }
+    assert answer["completeness"]["verdict"] == "LOWER_BOUND"  # type: ignore[index]
+    assert {s["reason"] for s in answer["completeness"]["invisible_scopes"]} == {"NO_TYPE_CHECKER"}  # type: ignore[index]
