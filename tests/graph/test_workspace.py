@@ -235,3 +235,18 @@ def test_dart_consumers_link_through_the_pubspec_name_as_candidates(tmp_path: Pa
     }
     assert answer["completeness"]["verdict"] == "LOWER_BOUND"  # type: ignore[index]
     assert {s["reason"] for s in answer["completeness"]["invisible_scopes"]} == {"NO_TYPE_CHECKER"}  # type: ignore[index]
+
+
+def test_a_workspace_file_broken_while_serving_is_reported_not_fatal(workspace: Path, tmp_path: Path, monkeypatch):
+    from kivgraph.graph import catalog as catalog_module
+
+    monkeypatch.setattr(catalog_module, "RECHECK_SECONDS", 0.0)
+    file = tmp_path / "kivgraph.toml"
+    file.write_text(f'[[repository]]\npath = "{workspace / "shapes"}"\n', encoding="utf-8")
+    catalog = Catalog([str(workspace / "billing")], [], str(file))
+    catalog.load()
+    assert ask(catalog, "graph_status")["results"]["repositories"] == 2  # type: ignore[index]
+    file.write_text("[[repository]\n", encoding="utf-8")
+    catalog.load()  # as a refresh would
+    status = ask(catalog, "graph_status")["results"]
+    assert status["repositories"] == 1 and "not valid TOML" in status["unavailable"][0]  # type: ignore[index]
