@@ -57,9 +57,12 @@ class Catalog:
                 problems.append(f"{path}: {err}")
         if self.workspace is not None:
             served = {os.path.realpath(p) for p in self.repositories}
-            members = [
-                m for m in read_workspace(self.workspace) if not m.path or os.path.realpath(m.path) not in served
-            ]
+            try:
+                listed = read_workspace(self.workspace)
+            except KivgraphError as err:
+                problems.append(str(err))
+                listed = []
+            members = [m for m in listed if not m.path or os.path.realpath(m.path) not in served]
             for member, outcome in zip(members, load_members(members), strict=True):
                 if isinstance(outcome, KivgraphError):
                     problems.append(f"{member.label}: {outcome}")
