@@ -46,6 +46,8 @@ class PackageInfo:
     name: str
     language: str
     root: str
+    distribution: str = ""
+    """Python: the distribution the import package ships in ("" elsewhere, or before format 1.1)."""
 
     @property
     def label(self) -> str:
@@ -153,10 +155,11 @@ class Graph:
                                        strict=True)
             )  # fmt: skip
             p = c.tables["packages"]
+            shipped_in = ints(p["distribution"]) if "distribution" in p else [0] * len(p["id"])  # format 1.1
             packages.extend(
-                PackageInfo(r, st[i], st[n], lang_names[lg], st[root])
-                for i, n, lg, root in zip(ints(p["id"]), ints(p["name"]), ints(p["language"]),
-                                          ints(p["root"]), strict=True)
+                PackageInfo(r, st[i], st[n], lang_names[lg], st[root], st[d])
+                for i, n, lg, root, d in zip(ints(p["id"]), ints(p["name"]), ints(p["language"]),
+                                             ints(p["root"]), shipped_in, strict=True)
             )  # fmt: skip
             s = c.tables["symbols"]
             names_ += [st[i] for i in ints(s["name"])]

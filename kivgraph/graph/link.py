@@ -66,6 +66,18 @@ class Request:
     """For a member of a trait impl (Rust), the implementing type's path: a member the provider's
     source does not declare for a type it does was generated (`#[derive(Default)]`), and what it
     declares is the trait's — not the provider's."""
+    distribution: str = ""
+    """Python, from scip-python: the distribution the consumer has installed; a provider whose
+    manifest names another distribution is not the one it uses, however alike the import names."""
+
+
+def same_distribution(left: str, right: str) -> bool:
+    """PEP 503: names compare case-insensitively, with runs of `-`, `_` and `.` alike."""
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    return normal(left) == normal(right)
 
 
 def family(language: str) -> str:
@@ -119,6 +131,12 @@ def link(graph: "Graph") -> Links:
         if request is None:
             return "skip", None
         candidates = [p for p in _lookup(by_identity, fam, request) if graph.packages[p].repository != x.repository]
+        if request.distribution:
+            candidates = [
+                p for p in candidates
+                if not graph.packages[p].distribution
+                or same_distribution(graph.packages[p].distribution, request.distribution)
+            ]  # fmt: skip
         if not candidates:
             return "skip", None  # a package no repository of the graph provides: third-party, stays external
         providers = sorted({graph.packages[p].repository for p in candidates})
@@ -184,7 +202,7 @@ def _request(x: "ExternalInfo", fam: str, exact: bool, names: dict[str, set[str]
         # scip-python names the distribution (`shop-core`) and the import path of the declaration
         # (`shopcore.pricing.total`): the import package is the longest leading part a provider declares.
         prefix = _longest_prefix(x.symbol, names["python"])
-        return Request(prefix, x.symbol) if prefix else None
+        return Request(prefix, x.symbol, distribution=x.package) if prefix else None
     if fam == "rust":
         if exact:
             path, implementer = _rust_impl(x.symbol)

@@ -40,6 +40,9 @@ class Package:
     manifest: str = ""
     """Repository-relative manifest path (go.mod, package.json, Cargo.toml, …), if any."""
     version: str = ""
+    distribution: str = ""
+    """Python: the distribution the import package ships in (`[project] name` of pyproject.toml,
+    `[metadata] name` of setup.cfg) — what installers and scip-python call it; "" elsewhere."""
 
 
 @dataclass(frozen=True, slots=True)

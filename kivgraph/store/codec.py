@@ -39,7 +39,7 @@ from kivgraph.model import (
 
 FORMAT_NAME = "kivgraph-generation"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 0
+FORMAT_MINOR = 1
 ZSTD_LEVEL = 3
 DIGEST_NAME = "blake2b-256"
 KEY_BYTES = 32
@@ -170,6 +170,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "root": pack_ints(s(p.root) for p in packages),
             "manifest": pack_ints(s(p.manifest) for p in packages),
             "version": pack_ints(s(p.version) for p in packages),
+            "distribution": pack_ints(s(p.distribution) for p in packages),
         },
         "symbols": {
             "key": b"".join(_key_bytes(x.key) for x in symbols),
@@ -392,10 +393,11 @@ def _rows(c: Columns) -> Generation:
     )
     paths = [x.path for x in files]
     p = t["packages"]
+    shipped_in = p.get("distribution")  # format 1.1; a 1.0 blob has no such column
     packages = tuple(
         Package(
             st[p["id"][i]], langs[p["language"][i]], st[p["name"][i]], st[p["root"][i]], st[p["manifest"][i]],
-            st[p["version"][i]],
+            st[p["version"][i]], st[shipped_in[i]] if shipped_in else "",
         )
         for i in range(len(p["id"]))
     )  # fmt: skip

@@ -344,3 +344,29 @@ def test_without_an_analyzer_the_syntax_layer_links_candidates(workspace: Worksp
     assert {confidence for _, _, confidence in crossing(catalog)} == {"CANDIDATE"}
     # A member the syntax layer cannot place (`Cart::default()`, derived) is no evidence of drift.
     assert not reasons(catalog) & LINK_REASONS
+
+
+def test_a_python_fork_shipping_another_distribution_is_not_the_provider_the_consumer_installed(
+    workspace: Workspace,
+):
+    """Same import package, another distribution name: scip-python saw `shop-core` installed, so a
+    fork published as `shop-core-fork` cannot be what the consumer uses — the use binds to core
+    exactly, where a true twin (same distribution) is ambiguous."""
+    if workspace.case.language != "python":
+        pytest.skip("distribution names are Python's")
+    fork = workspace.root / "renamed"
+    if not fork.exists():
+        shutil.copytree(workspace.root / "fork", fork, ignore=shutil.ignore_patterns(".git"))
+        manifest = fork / "pyproject.toml"
+        text = manifest.read_text(encoding="utf-8")
+        manifest.write_text(text.replace('name = "shop-core"', 'name = "shop-core-fork"'), encoding="utf-8")
+        repo = Repo(fork)
+        repo.commit(message="a fork under another distribution name")
+        save_to_notes(open_repository(str(fork)), index_repository(str(fork), run_analyzers=False))
+        (workspace.root / "renamed.toml").write_text(
+            '[[repository]]\npath = "core"\n\n[[repository]]\npath = "renamed"\n\n[[repository]]\npath = "billing"\n',
+            encoding="utf-8",
+        )
+    catalog = workspace.catalog("renamed.toml")
+    assert ("billing", "bill") in uses(catalog, workspace.case.total)
+    assert "AMBIGUOUS_PACKAGE_PROVIDER" not in reasons(catalog)

@@ -335,7 +335,7 @@ def test_same_named_modules_in_two_packages_resolve_to_their_own_files() -> None
     assert billing_load.signature == shipping_load.signature == "def load(order_id: int) -> Order"
 
 
-def test_packages_follow_init_files_and_carry_the_distribution_version() -> None:
+def test_packages_follow_init_files_and_carry_the_distribution_name_and_version() -> None:
     layout = fixture_layout(FIXTURES / "shapes")
     files = sorted(path for path in layout.paths if path.endswith((".py", ".pyi")))
     packages = ADAPTER.packages(layout, files)
@@ -347,6 +347,7 @@ def test_packages_follow_init_files_and_carry_the_distribution_version() -> None
         root="src/geometry",
         manifest="pyproject.toml",
         version="1.4.0",
+        distribution="geometry",
     )
     assert packages["scripts/report.py"].name == "report"
     assert packages["scripts/report.py"].root == "scripts"
@@ -356,7 +357,9 @@ def test_setup_cfg_states_the_version_when_there_is_no_pyproject() -> None:
     layout = fixture_layout(FIXTURES / "same_names")
     packages = ADAPTER.packages(layout, ["billing/orders.py", "main.py"])
 
-    assert (packages["billing/orders.py"].name, packages["billing/orders.py"].version) == ("billing", "0.3.1")
+    billing = packages["billing/orders.py"]
+    assert (billing.name, billing.version) == ("billing", "0.3.1")
+    assert billing.distribution == "orders"  # setup.cfg's [metadata] name
     assert packages["main.py"].id == "python:main"
     assert packages["main.py"].manifest == "setup.cfg"
 

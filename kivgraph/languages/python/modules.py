@@ -154,30 +154,55 @@ def python_packages(layout: RepoLayout, files: list[str]) -> dict[str, Package]:
     for path, (name, directory) in placed.items():
         # Two unrelated trees may both hold `tests` or `conftest`: the directory keeps ids unique.
         ident = f"python:{name}" if len(dirs_of[name]) == 1 else f"python:{name}@{directory}"
-        manifest, version = distribution(layout, path)
-        packages[path] = Package(ident, Language.PYTHON, name, directory, manifest, version)
+        manifest, version, shipped_in = distribution(layout, path)
+        packages[path] = Package(ident, Language.PYTHON, name, directory, manifest, version, shipped_in)
     return packages
 
 
-def distribution(layout: RepoLayout, path: str) -> tuple[str, str]:
-    """The closest `pyproject.toml` or `setup.cfg` above `path`, and the version it states."""
+def distribution(layout: RepoLayout, path: str) -> tuple[str, str, str]:
+    """The closest `pyproject.toml` or `setup.cfg` above `path`, the version and distribution
+    name it states."""
     candidates = [
         found for found in (layout.nearest(path, "pyproject.toml"), layout.nearest(path, "setup.cfg")) if found
     ]
     if not candidates:
-        return "", ""
+        return "", "", ""
     manifest = max(candidates, key=lambda found: found.count("/"))
-    return manifest, manifest_version(layout, manifest)
+    name, version = manifest_metadata(layout, manifest)
+    return manifest, version, name
 
 
-VERSIONS: "weakref.WeakKeyDictionary[RepoLayout, dict[str, str]]" = weakref.WeakKeyDictionary()
+METADATA: "weakref.WeakKeyDictionary[RepoLayout, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
 
 
-def manifest_version(layout: RepoLayout, manifest: str) -> str:
-    known = VERSIONS.setdefault(layout, {})
+def manifest_metadata(layout: RepoLayout, manifest: str) -> tuple[str, str]:
+    """(distribution name, version) a manifest states, read once per layout."""
+    known = METADATA.setdefault(layout, {})
     if manifest not in known:
-        known[manifest] = read_version(manifest, layout.read_text(manifest) or "")
+        content = layout.read_text(manifest) or ""
+        known[manifest] = (read_name(manifest, content), read_version(manifest, content))
     return known[manifest]
+
+
+def read_name(manifest: str, content: str) -> str:
+    if manifest.endswith(".toml"):
+        try:
+            data = tomllib.loads(content)
+        except tomllib.TOMLDecodeError:
+            return ""
+        tool = toml_table(data.get("tool")) or {}
+        for candidate in (data.get("project"), tool.get("poetry")):
+            table = toml_table(candidate)
+            name = table.get("name") if table is not None else None
+            if isinstance(name, str):
+                return name.strip()
+        return ""
+    config = configparser.ConfigParser(interpolation=None)
+    try:
+        config.read_string(content)
+    except configparser.Error:
+        return ""
+    return config.get("metadata", "name", fallback="").strip()
 
 
 def toml_table(value: object) -> dict[str, object] | None:
