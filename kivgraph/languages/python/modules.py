@@ -179,55 +179,38 @@ def manifest_metadata(layout: RepoLayout, manifest: str) -> tuple[str, str]:
     """(distribution name, version) a manifest states, read once per layout."""
     known = METADATA.setdefault(layout, {})
     if manifest not in known:
-        content = layout.read_text(manifest) or ""
-        known[manifest] = (read_name(manifest, content), read_version(manifest, content))
+        known[manifest] = read_metadata(manifest, layout.read_text(manifest) or "")
     return known[manifest]
 
 
-def read_name(manifest: str, content: str) -> str:
+def read_metadata(manifest: str, content: str) -> tuple[str, str]:
+    """(name, version) of `[project]` (or `[tool.poetry]`) in pyproject.toml, or `[metadata]` in
+    setup.cfg; "" for what it does not state."""
     if manifest.endswith(".toml"):
         try:
             data = tomllib.loads(content)
         except tomllib.TOMLDecodeError:
-            return ""
+            return "", ""
         tool = toml_table(data.get("tool")) or {}
+        found = {"name": "", "version": ""}
         for candidate in (data.get("project"), tool.get("poetry")):
-            table = toml_table(candidate)
-            name = table.get("name") if table is not None else None
-            if isinstance(name, str):
-                return name.strip()
-        return ""
+            table = toml_table(candidate) or {}
+            for field in found:
+                value = table.get(field)
+                if not found[field] and isinstance(value, str):
+                    found[field] = value.strip()
+        return found["name"], found["version"]
     config = configparser.ConfigParser(interpolation=None)
     try:
         config.read_string(content)
     except configparser.Error:
-        return ""
-    return config.get("metadata", "name", fallback="").strip()
+        return "", ""
+    version = config.get("metadata", "version", fallback="").strip()
+    # `version = attr: pkg.__version__` and `file:` are computed at build time, not stated.
+    version = "" if version.startswith(("attr:", "file:")) else version
+    return config.get("metadata", "name", fallback="").strip(), version
 
 
 def toml_table(value: object) -> dict[str, object] | None:
     """`value` when it is a TOML table (keys are always strings in TOML)."""
     return cast(dict[str, object], value) if isinstance(value, dict) else None
-
-
-def read_version(manifest: str, content: str) -> str:
-    if manifest.endswith(".toml"):
-        try:
-            data = tomllib.loads(content)
-        except tomllib.TOMLDecodeError:
-            return ""
-        tool = toml_table(data.get("tool")) or {}
-        for candidate in (data.get("project"), tool.get("poetry")):
-            table = toml_table(candidate)
-            version = table.get("version") if table is not None else None
-            if isinstance(version, str):
-                return version
-        return ""
-    config = configparser.ConfigParser(interpolation=None)
-    try:
-        config.read_string(content)
-    except configparser.Error:
-        return ""
-    version = config.get("metadata", "version", fallback="").strip()
-    # `version = attr: pkg.__version__` and `file:` are computed at build time, not stated.
-    return "" if version.startswith(("attr:", "file:")) else version
