@@ -858,7 +858,8 @@ def graph_status(s: Session, args: dict[str, Any]) -> Row:
                 "repository": r.name,
                 "location": r.location,
                 "bytes": r.size,
-                "format_indexer": r.columns.header.indexer_version,
+                "format_version": "{}.{}".format(*r.columns.format_version),
+                "indexer_version": r.columns.header.indexer_version,
                 "analyzers": [f"{a} {v}" for a, v in r.columns.header.analyzers],
                 "created_at": r.columns.header.created_at,
             }

@@ -262,6 +262,8 @@ class Columns:
     vocabularies: dict[str, list[str]]
     tables: dict[str, dict[str, IntColumn]]
     symbol_keys: bytes
+    format_version: tuple[int, int] = (FORMAT_MAJOR, FORMAT_MINOR)
+    """The storage format the blob was written in."""
 
     def count(self, table: str) -> int:
         columns = self.tables[table]
@@ -303,7 +305,7 @@ def read_envelope(blob: bytes, where: str = "generation") -> tuple[tuple[int, in
 
 
 def decode_columns(blob: bytes, where: str = "generation") -> Columns:
-    _, payload = read_envelope(blob, where)
+    version, payload = read_envelope(blob, where)
     try:
         body = cbor2.loads(payload)
         h = body["header"]
@@ -325,7 +327,7 @@ def decode_columns(blob: bytes, where: str = "generation") -> Columns:
                 for name, data in body[table].items()
                 if not (table == "symbols" and name == "key")
             }
-        columns = Columns(header, body["strings"], body["vocabularies"], tables, body["symbols"]["key"])
+        columns = Columns(header, body["strings"], body["vocabularies"], tables, body["symbols"]["key"], version)
     except (KeyError, TypeError, ValueError, cbor2.CBORDecodeError) as err:
         raise CorruptGenerationError(where, f"its payload is incomplete ({err!r})") from err
     _check_shape(columns, where)

@@ -135,6 +135,8 @@ def test_outline_symbol_source_and_status(go_repo: Repo):
     assert not failed and "func Total" in text and text.startswith("snapshot ")
     status = answer(go_repo, "graph_status", {})
     assert status["results"]["status"] == "ready" and status["results"]["repositories_moved"] == 0
+    [generation] = status["results"]["generations"]
+    assert generation["format_version"] == "1.1" and generation["analyzers"]
     repositories = answer(go_repo, "list_repositories", {})
     assert repositories["results"][0]["name"] == "shapes" and repositories["results"][0]["moved"] is False
 
