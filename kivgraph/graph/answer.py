@@ -164,10 +164,6 @@ def name_pattern(name: str) -> str:
     return rf"\b{re.escape(name)}\b"
 
 
-def names_symbol(requested: str, name: str) -> bool:
-    return bool(requested) and (requested == name or requested.endswith(("." + name, "::" + name, "/" + name)))
-
-
 def unchecked_languages(graph: Graph, repository: int) -> list[Language]:
     """Languages of a repository no type checker ran for: their edges are syntax-layer candidates."""
     header = graph.repositories[repository].columns.header

@@ -15,7 +15,7 @@ import numpy.typing as npt
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.graph.link import PackageDependency, link
 from kivgraph.graph.load import LoadedRepository
-from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind
+from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind, last_name
 from kivgraph.store.codec import KEY_BYTES, NONE
 
 IntArray = npt.NDArray[np.int32]
@@ -91,13 +91,6 @@ class ExternalInfo:
     version: str
     provenance: str
     """The analysis that saw the use: a SCIP indexer (a type-checked use) or the syntax layer."""
-
-
-def last_name(symbol: str) -> str:
-    """`pkg.Type.method`, `crate::m::f`, `mod/f` → the last name."""
-    for separator in ("::", ".", "/"):
-        symbol = symbol.rpartition(separator)[2]
-    return symbol
 
 
 def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:

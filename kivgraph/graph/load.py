@@ -43,6 +43,21 @@ class LoadedRepository:
         return is_derived(self.name)
 
 
+def nearest_generation(
+    repo: pygit2.Repository, commit: pygit2.Commit, ref: str = NOTES_REF
+) -> tuple[str, int, bytes] | None:
+    """(commit, commits back, blob) of the generation on `commit`, else on its nearest indexed
+    ancestor; None when neither it nor any ancestor is indexed."""
+    try:
+        return str(commit.id), 0, read_note(repo, str(commit.id), ref)
+    except GenerationNotFoundError:
+        noted = {n.commit for n in NotesStore(repo, ref).entries()}
+        nearest = nearest_noted_ancestor(repo, commit, noted) if noted else None
+        if nearest is None:
+            return None
+        return nearest[0], nearest[1], read_note(repo, nearest[0], ref)
+
+
 def load_repository(path: str, ref: str = NOTES_REF) -> LoadedRepository:
     """The generation of HEAD of the repository at `path`, or of its nearest indexed ancestor."""
     repo = open_repository(path)
@@ -50,24 +65,21 @@ def load_repository(path: str, ref: str = NOTES_REF) -> LoadedRepository:
     if repo.head_is_unborn:
         raise GenerationNotFoundError(root, "the repository has no commits yet; commit and run `kivgraph index`.")
     head = repo.head.peel(pygit2.Commit)
-    commit = str(head.id)
-    try:
-        blob = read_note(repo, commit, ref)
-        behind = 0
-    except GenerationNotFoundError:
-        noted = {n.commit for n in NotesStore(repo, ref).entries()}
-        nearest = nearest_noted_ancestor(repo, head, noted) if noted else None
-        if nearest is None:
-            raise GenerationNotFoundError(
-                f"{root} (HEAD {commit[:12]})", "neither HEAD nor any ancestor is indexed; run `kivgraph index` there."
-            ) from None
-        commit, behind = nearest
-        blob = read_note(repo, commit, ref)
+    found = nearest_generation(repo, head, ref)
+    if found is None:
+        raise GenerationNotFoundError(
+            f"{root} (HEAD {str(head.id)[:12]})",
+            "neither HEAD nor any ancestor is indexed; run `kivgraph index` there.",
+        )
+    commit, behind, blob = found
+    return loaded_from(root, commit, blob, ref, freshness(repo, commit, behind))
+
+
+def loaded_from(root: str, commit: str, blob: bytes, ref: str, state: Freshness) -> LoadedRepository:
+    """A generation read from the note on `commit`, decoded."""
     location = note_location(commit, ref)
     columns = decode_columns(blob, location)
-    return LoadedRepository(
-        columns.header.repository, root, location, columns, len(blob), freshness(repo, commit, behind)
-    )
+    return LoadedRepository(columns.header.repository, root, location, columns, len(blob), state)
 
 
 def load_file(path: str, root: str = "") -> LoadedRepository:

@@ -1,7 +1,6 @@
 """The queries behind the twelve tools, implemented once: plain functions from a Graph and validated
 arguments to a JSON-ready answer. The MCP server, `kivgraph query` and diff-impact all call these."""
 
-import os
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -139,11 +138,6 @@ def confidence_filter(value: str | None) -> int | None:
         raise InvalidArgumentError(f'confidence "{value}" is unsupported, use one of {choices}') from None
 
 
-def check_view(view: str, files_allowed: bool) -> None:
-    if view == "files" and not files_allowed:
-        raise InvalidArgumentError('view "files" is unsupported for this tool, use "compact" or "full"')
-
-
 def selector_identity(args: dict[str, Any]) -> dict[str, Any]:
     return {k: args[k] for k in ("stable_key", "qualified_name", "repository", "path", "name") if args.get(k)}
 
@@ -165,7 +159,6 @@ def coverage_of_edges(g: Graph, edges: Sequence[int], unresolved_related: int = 
 
 def find_references(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
-    check_view(args["view"], files_allowed=True)
     subject = resolve(g, args, allow_name=True)
     incoming = args["direction"] == "incoming"
     kinds, canonical, default_ran = edge_kind_filter(args.get("edge_kinds"), wildcard=True)
@@ -369,7 +362,6 @@ def traversal_answer(
 
 def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
-    check_view(args["view"], files_allowed=False)
     root = resolve(g, args)
     kinds, canonical, _ = edge_kind_filter(args.get("edge_kinds"), wildcard=False)
     confidence = confidence_filter(args.get("confidence"))
@@ -425,7 +417,6 @@ def blast_kinds(values: list[str] | None) -> tuple[frozenset[str] | None, list[s
 
 def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
-    check_view(args["view"], files_allowed=False)
     root = resolve(g, args)
     kinds, canonical, _ = edge_kind_filter(args.get("edge_kinds"), wildcard=False)
     confidence = confidence_filter(args.get("confidence"))
@@ -498,7 +489,6 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     (graph/link.py), package-level dependencies on its package, and the references that named it
     but could not be bound (twin providers, a provider that no longer declares it)."""
     g = s.graph
-    check_view(args["view"], files_allowed=False)
     subject = resolve(g, args)
     home = int(g.repository[subject])
     repo_filter = args.get("repo")
@@ -602,7 +592,6 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
 
 def find_symbol(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
-    check_view(args["view"], files_allowed=False)
     name: str = args["name"]
     if not name or name != name.strip():
         raise InvalidArgumentError("name must be a non-empty value without surrounding whitespace")
@@ -884,7 +873,3 @@ def graph_status(s: Session, args: dict[str, Any]) -> Row:
             "unresolved": sum(1 for u in g.unresolved if u.repository in derived),
         }
     return envelope(g, results, total=1, returned=1, compact=False)
-
-
-def os_path_is_inside(root: str, path: str) -> bool:
-    return os.path.commonpath([root, path]) == root

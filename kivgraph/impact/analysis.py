@@ -11,15 +11,14 @@ import pygit2
 
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
 from kivgraph.graph.answer import completeness
-from kivgraph.graph.index import REFERENCE_KINDS, Graph
-from kivgraph.graph.load import LoadedRepository, freshness
+from kivgraph.graph.index import CONFIDENCES, REFERENCE_KINDS, Graph
+from kivgraph.graph.load import LoadedRepository, freshness, loaded_from, nearest_generation
 from kivgraph.graph.queries import EDGE_KINDS, walk
 from kivgraph.impact.diff import FileChange, Fingerprints, changed_files
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.scopes import FileScopes
-from kivgraph.store import NOTES_REF, note_location, read_note, save_to_notes
-from kivgraph.store.codec import decode_columns
-from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository, resolve_commit
+from kivgraph.store import NOTES_REF, note_location, save_to_notes
+from kivgraph.store.notes import open_repository, resolve_commit
 
 DEFAULT_DEPTH = 3
 MAX_NODES = 5000
@@ -147,36 +146,28 @@ def base_generation(
     nearest indexed ancestor's."""
     commit = str(base.id)
     root = repo.workdir or repo.path
-    try:
-        blob = read_note(repo, commit, ref)
-    except GenerationNotFoundError:
-        if index_missing:
-            from kivgraph.indexing import index_repository
+    found = nearest_generation(repo, base, ref)
+    if found is not None and found[1] == 0:
+        blob = found[2]
+    elif index_missing:
+        from kivgraph.indexing import index_repository
 
-            generation = index_repository(root, commit, run_analyzers=True)
-            blob = save_to_notes(repo, generation, ref)
-            notes.append(f"the base {commit[:12]} had no generation: indexed it now and stored the note")
-        else:
-            noted = {n.commit for n in NotesStore(repo, ref).entries()}
-            nearest = nearest_noted_ancestor(repo, base, noted) if noted else None
-            if nearest is None:
-                raise GenerationNotFoundError(
-                    note_location(commit, ref),
-                    "neither the base nor any ancestor is indexed; pass --index-missing, or run `kivgraph index "
-                    f"--commit {commit[:12]}` first.",
-                ) from None
-            commit, distance = nearest
-            blob = read_note(repo, commit, ref)
-            notes.append(
-                f"the base {str(base.id)[:12]} has no generation: callers come from the nearest indexed ancestor "
-                f"{commit[:12]}, {distance} commit{'s' if distance != 1 else ''} earlier (pass --index-missing "
-                "to index the base itself)"
-            )
-    location = note_location(commit, ref)
-    columns = decode_columns(blob, location)
-    loaded = LoadedRepository(columns.header.repository, root, location, columns, len(blob),
-                              freshness(repo, commit, 0))  # fmt: skip
-    return loaded, commit
+        blob = save_to_notes(repo, index_repository(root, commit, run_analyzers=True), ref)
+        notes.append(f"the base {commit[:12]} had no generation: indexed it now and stored the note")
+    elif found is not None:
+        commit, distance, blob = found
+        notes.append(
+            f"the base {str(base.id)[:12]} has no generation: callers come from the nearest indexed ancestor "
+            f"{commit[:12]}, {distance} commit{'s' if distance != 1 else ''} earlier (pass --index-missing "
+            "to index the base itself)"
+        )
+    else:
+        raise GenerationNotFoundError(
+            note_location(commit, ref),
+            "neither the base nor any ancestor is indexed; pass --index-missing, or run `kivgraph index "
+            f"--commit {commit[:12]}` first.",
+        )
+    return loaded_from(root, commit, blob, ref, freshness(repo, commit, 0)), commit
 
 
 def declarations(path: str, source: bytes, fingerprints: Fingerprints) -> list[Declared]:
@@ -291,7 +282,8 @@ def analyze(
             Affected(graph.qualified_names[v.node], graph.kind_of(v.node), graph.repository_name(v.node),
                      graph.path_of(v.node), int(graph.start_line[v.node]), int(graph.end_line[v.node]), v.depth,
                      EDGE_KINDS[int(graph.edge_kind[v.edge])].value,
-                     _confidence(graph, v.edge), graph.qualified_names[v.came_from], v.through)
+                     CONFIDENCES[int(graph.edge_confidence[v.edge])].value, graph.qualified_names[v.came_from],
+                     v.through)
             for v in visits
         ]  # fmt: skip
         languages = {symbol.language} | {graph.language_of(v.node) for v in visits}
@@ -335,12 +327,6 @@ def _consumers(workspace: str | None, provider: LoadedRepository, notes: list[st
             notes.append(f"consumer {loaded.name}: {loaded.freshness.detail}")
         found.append(loaded)
     return found
-
-
-def _confidence(graph: Graph, edge: int) -> str:
-    from kivgraph.graph.index import CONFIDENCES
-
-    return CONFIDENCES[int(graph.edge_confidence[edge])].value
 
 
 def _base_id(graph: Graph, symbol: ChangedSymbol) -> int | None:

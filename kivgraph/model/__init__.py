@@ -23,9 +23,11 @@ from kivgraph.model.types import (
     Package,
     Symbol,
     Unresolved,
+    last_name,
 )
 
 __all__ = [
+    "last_name",
     "CALLABLE_KINDS",
     "EXACT_CONFIDENCES",
     "STRUCTURE_EDGE_KINDS",

@@ -149,3 +149,11 @@ class Generation:
     external_references: tuple[ExternalReference, ...] = ()
     unresolved: tuple[Unresolved, ...] = ()
     invisible_scopes: tuple[InvisibleScope, ...] = field(default=())
+
+
+def last_name(symbol: str) -> str:
+    """The name a requested symbol ends with: `pkg.Type.method`, `crate::m::f`, `mod/f` → the last
+    name. Unresolved records are matched to a use, or to a query, by it."""
+    for separator in ("::", ".", "/"):
+        symbol = symbol.rpartition(separator)[2]
+    return symbol

@@ -23,6 +23,7 @@ from kivgraph.model import (
     Provenance,
     SymbolKind,
     Unresolved,
+    last_name,
 )
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
 from kivgraph.scip.index import Role, ScipIndex, Suffix, TextEncoding, is_local, parse_symbol
@@ -421,12 +422,6 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
     kept_unresolved: list[Unresolved] = [
         u
         for u in syntax.unresolved
-        if u.file not in covered or (u.file, u.line, _last_name(u.requested_symbol)) not in ingested.resolved
+        if u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
     ]
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, kept_unresolved)
-
-
-def _last_name(symbol: str) -> str:
-    for separator in ("::", "."):
-        symbol = symbol.rpartition(separator)[2]
-    return symbol
