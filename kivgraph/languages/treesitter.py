@@ -1,7 +1,7 @@
 """Shared tree-sitter plumbing for the adapters: grammars, parsers, queries, node text, doc comments.
 
-Queries live as package data (`languages/<lang>/*.scm`) and are compiled once per process.
-Nothing here knows a language's rules; adapters do.
+Queries live as package data (`languages/<lang>/*.scm`) and are compiled once per process; a file
+is parsed and queried within one time budget. Nothing here knows a language's rules; adapters do.
 """
 
 import os
@@ -16,10 +16,15 @@ from kivgraph.languages.syntax import FileSyntax, SyntaxProblem
 
 MAX_SIGNATURE = 240
 PARSE_BUDGET_SECONDS = float(os.environ.get("KIVGRAPH_PARSE_TIMEOUT", "10"))
-"""Some grammars go quadratic on pathological input (100 KB of `a.a.a…` takes tree-sitter-dart
-17 s): past this budget a file is given up on, recorded, and indexing goes on."""
+"""One file's time in the syntax layer, parse and query together. Some grammars go quadratic on
+pathological input (100 KB of `a.a.a…` takes tree-sitter-dart 17 s to parse): past this budget a
+file is given up on, recorded `skipped_parse_timeout`, and indexing goes on. Tests lower it."""
+QUERY_BAND_DEPTH = 64
+"""Tree levels in which one query cursor may start patterns (see `captures`); real code is shallower."""
 CHUNK = 1 << 22
 MAX_DOC = 400
+
+Captures = dict[str, list[ts.Node]]
 
 
 @cache
@@ -60,19 +65,24 @@ def parser(name: str) -> ts.Parser:
     return ts.Parser(grammar(name))
 
 
-def parse_tree(p: ts.Parser, source: bytes, budget: float | None = None) -> ts.Tree | None:
-    """Parse within a time budget; None when the budget ran out.
+def deadline(budget: float | None = None) -> float:
+    """When a file's syntax-layer budget (`PARSE_BUDGET_SECONDS` unless given) runs out, on `time.monotonic`."""
+    return time.monotonic() + (PARSE_BUDGET_SECONDS if budget is None else budget)
+
+
+def parse_tree(p: ts.Parser, source: bytes, until: float | None = None) -> ts.Tree | None:
+    """Parse before the deadline `until` (a fresh budget by default); None when it passed.
 
     tree-sitter only honours a progress callback when it reads through a callable, so the source is
     served in large chunks (no measurable overhead against parsing the bytes directly).
     """
-    deadline = time.monotonic() + (PARSE_BUDGET_SECONDS if budget is None else budget)
+    stop = deadline() if until is None else until
 
     def read(offset: int, _point: tuple[int, int]) -> bytes:
         return source[offset : offset + CHUNK]
 
     def over_budget(*_state: object) -> bool:
-        return time.monotonic() > deadline
+        return time.monotonic() > stop
 
     try:
         return p.parse(read, progress_callback=over_budget)
@@ -81,9 +91,76 @@ def parse_tree(p: ts.Parser, source: bytes, budget: float | None = None) -> ts.T
         return None
 
 
+def captures(q: ts.Query, root: ts.Node, until: float) -> Captures | None:
+    """Every capture of `q` under `root`, as `QueryCursor.captures` gives them; None past `until`.
+
+    A cursor keeps a pattern's state alive while the node it started on may still have a matching
+    child (a closing `)` counts), and checks every live state at every node it enters: N nested
+    parentheses cost N². So a cursor starts patterns only in the top QUERY_BAND_DEPTH levels, and
+    each node on its last level roots the next band. That root has no parent in its own cursor, so
+    patterns needing one (a field, a supertype) match it in the band above; double finds are merged.
+    Real code fits in one band: one run, as before. The deadline is checked between runs, since
+    py-tree-sitter 0.26.1 crashes when a query is given a progress callback.
+    """
+    found: Captures = {}
+    runs = 0
+    bands = [root]
+    while bands:
+        band = bands.pop()
+        cursor = ts.QueryCursor(q)
+        cursor.set_max_start_depth(QUERY_BAND_DEPTH)
+        band_captures = cursor.captures(band)
+        runs += 1
+        if runs == 1:
+            found = band_captures
+        else:
+            for name, nodes in band_captures.items():
+                found.setdefault(name, []).extend(nodes)
+        if time.monotonic() > until:
+            return None
+        bands.extend(band_roots(band, QUERY_BAND_DEPTH))
+    if runs == 1:
+        return found
+    return {name: list(dict.fromkeys(nodes)) for name, nodes in found.items()}
+
+
+def band_roots(band: ts.Node, depth: int) -> list[ts.Node]:
+    """The nodes `depth` levels below `band` that have children: where the next bands start.
+
+    Only subtrees that can reach that deep are entered (a node `d` levels down with `n` nodes in
+    its subtree reaches at most `d + n - 1`), so a shallow tree costs a few nodes of Python.
+    """
+    found: list[ts.Node] = []
+    stack = [(band, 0)]
+    while stack:
+        node, level = stack.pop()
+        level += 1
+        for child in node.children:
+            if level + child.descendant_count < depth + 2:
+                continue
+            if level == depth:
+                found.append(child)
+            else:
+                stack.append((child, level))
+    return found
+
+
+def syntax_tree(p: ts.Parser, q: ts.Query, source: bytes) -> tuple[ts.Node, Captures] | None:
+    """Parse `source` and run `q` over the tree, both within one file budget; None when it ran out."""
+    until = deadline()
+    tree = parse_tree(p, source, until)
+    if tree is None:
+        return None
+    found = captures(q, tree.root_node, until)
+    return None if found is None else (tree.root_node, found)
+
+
 def timed_out(path: str) -> FileSyntax:
-    """What an adapter returns for a file whose parse ran out of budget."""
-    detail = f"parsing took longer than {PARSE_BUDGET_SECONDS:g}s (KIVGRAPH_PARSE_TIMEOUT); the file was skipped"
+    """What an adapter returns for a file whose parse or query ran out of budget."""
+    detail = (
+        f"parsing and querying took longer than {PARSE_BUDGET_SECONDS:g}s; the file was skipped "
+        "(raise KIVGRAPH_PARSE_TIMEOUT to index it)"
+    )
     return FileSyntax(path, problems=(SyntaxProblem(1, detail),), timed_out=True)
 
 

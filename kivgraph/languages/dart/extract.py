@@ -26,11 +26,10 @@ def _parser() -> ts.Parser:
 
 
 def parse_dart(path: str, source: bytes) -> FileSyntax:
-    tree = treesitter.parse_tree(_parser(), source)
-    if tree is None:
+    parsed = treesitter.syntax_tree(_parser(), treesitter.query("dart", "dart", "dart.scm"), source)
+    if parsed is None:
         return treesitter.timed_out(path)
-    root = tree.root_node
-    captures = ts.QueryCursor(treesitter.query("dart", "dart", "dart.scm")).captures(root)
+    root, captures = parsed
     walk = DeclarationWalk(source)
     walk.walk_program(root)
     declarations = walk.declarations

@@ -17,11 +17,11 @@ from kivgraph.languages.syntax import Binding, Declaration, FileSyntax, SyntaxPr
 from kivgraph.languages.treesitter import (
     clean_doc,
     collapse,
-    parse_tree,
     parser,
     query,
     signature,
     syntax_errors,
+    syntax_tree,
     text,
     timed_out,
 )
@@ -32,7 +32,6 @@ TYPE_KINDS = {
     "interface_type": SymbolKind.INTERFACE,
 }
 
-Captures = dict[str, list[ts.Node]]
 # `//go:embed`, `//go:build`, `//line`, `//export`: instructions to tools, not documentation.
 DIRECTIVE = re.compile(r"//(line |extern |export |[a-z0-9]+:[a-z0-9])")
 
@@ -189,11 +188,10 @@ def first_line(node: ts.Node, source: bytes) -> str:
 
 
 def go_syntax(path: str, source: bytes) -> FileSyntax:
-    tree = parse_tree(parser("go"), source)
-    if tree is None:
+    parsed = syntax_tree(parser("go"), query("go", "go", "go.scm"), source)
+    if parsed is None:
         return timed_out(path)
-    root = tree.root_node
-    captures: Captures = ts.QueryCursor(query("go", "go", "go.scm")).captures(root)
+    root, captures = parsed
     get = captures.get
     package_nodes = get("package")
     package = text(package_nodes[0], source) if package_nodes else ""

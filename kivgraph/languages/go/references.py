@@ -8,7 +8,7 @@ from operator import attrgetter
 
 import tree_sitter as ts
 
-from kivgraph.languages.emit import emit_references, right_operands
+from kivgraph.languages.emit import LONG_PATH, emit_references, right_operands
 from kivgraph.languages.syntax import Reference, Role
 
 # Processing order matters: a node met in an earlier bucket is not reported again by a later one
@@ -27,21 +27,23 @@ ROLE_ORDER: tuple[tuple[str, Role], ...] = (
     ("read", Role.READ),
 )
 MARKS = frozenset({"embeds", "index_key", "generic_call", "assign", "return"})
+CHAINS = ("selector_expression", "qualified_type")
 CHECKED = frozenset({"qualified", "type", "read_once"})
 
 
 def selector_names(node: ts.Node, source: bytes) -> tuple[tuple[str, ...], ts.Node]:
     """The path a selector chain spells, and the node where it starts. `a.b.c` → ("a", "b", "c");
-    `f().m` → ("", "m") placed at `m`, because nothing names the receiver."""
-    names = tuple(
-        part.strip() for part in source[node.start_byte : node.end_byte].decode("utf-8", "replace").split(".")
-    )
-    if all(name.isidentifier() for name in names):
-        return names, node
+    `f().m` → ("", "m") placed at `m`, because nothing names the receiver. A long chain is read by
+    its syntax only (see `LONG_PATH`)."""
+    if node.type not in CHAINS or node.end_byte - node.start_byte <= LONG_PATH:
+        raw = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        names = tuple(part.strip() for part in raw.split("."))
+        if all(name.isidentifier() for name in names):
+            return names, node
     members: list[str] = []
     current: ts.Node | None = node
     last = node
-    while current is not None and current.type in ("selector_expression", "qualified_type"):
+    while current is not None and current.type in CHAINS:
         member = current.child_by_field_name("field") or current.child_by_field_name("name")
         if member is not None:
             members.append(source[member.start_byte : member.end_byte].decode("utf-8", "replace"))

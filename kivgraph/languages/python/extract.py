@@ -17,11 +17,11 @@ from kivgraph.languages.syntax import Binding, Declaration, FileSyntax, SyntaxPr
 from kivgraph.languages.treesitter import (
     MAX_DOC,
     collapse,
-    parse_tree,
     parser,
     query,
     signature,
     syntax_errors,
+    syntax_tree,
     text,
     timed_out,
 )
@@ -46,9 +46,6 @@ class Scope:
     defined: set[str] = field(default_factory=set[str])
     """Names of the defs and classes directly inside; a same-named assignment does not declare."""
     globals: set[str] = field(default_factory=set[str])
-
-
-Captures = dict[str, list[ts.Node]]
 
 
 def build_scopes(
@@ -187,11 +184,10 @@ def literal_names(nodes: list[ts.Node], source: bytes) -> set[str] | None:
 
 
 def python_syntax(path: str, source: bytes) -> FileSyntax:
-    tree = parse_tree(parser("python"), source)
-    if tree is None:
+    parsed = syntax_tree(parser("python"), query("python", "python", "python.scm"), source)
+    if parsed is None:
         return timed_out(path)
-    root = tree.root_node
-    captures: Captures = ts.QueryCursor(query("python", "python", "python.scm")).captures(root)
+    root, captures = parsed
     get = captures.get
     dunder_all = literal_names(get("all", []), source)
 

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import tree_sitter as ts
 
-from kivgraph.languages.emit import emit_references, right_operands
+from kivgraph.languages.emit import LONG_PATH, emit_references, right_operands
 from kivgraph.languages.syntax import Reference, Role
 
 # Processing order matters: a superclass is also an argument, and a node seen once is not seen again.
@@ -30,14 +30,16 @@ def atom_names(node: ts.Node, source: bytes) -> tuple[tuple[str, ...], ts.Node]:
     """The path an identifier or attribute chain spells, and the node where that path starts.
 
     `a.b.c` → ("a", "b", "c"); `f().m` → ("", "m") placed at `m`, because nothing names the receiver.
+    A long chain is read by its syntax only (see `LONG_PATH`).
     """
-    raw = source[node.start_byte : node.end_byte]
-    if b"." not in raw:
-        return (raw.decode("utf-8", "replace"),), node
-    parts = raw.decode("utf-8", "replace").split(".")
-    names = tuple(part.strip() for part in parts)
-    if all(name.isidentifier() for name in names):
-        return names, node
+    if node.type != "attribute" or node.end_byte - node.start_byte <= LONG_PATH:
+        raw = source[node.start_byte : node.end_byte]
+        if b"." not in raw:
+            return (raw.decode("utf-8", "replace"),), node
+        parts = raw.decode("utf-8", "replace").split(".")
+        names = tuple(part.strip() for part in parts)
+        if all(name.isidentifier() for name in names):
+            return names, node
     # A call, subscript, comment or line continuation inside the chain: follow the syntax instead.
     members: list[str] = []
     current: ts.Node | None = node

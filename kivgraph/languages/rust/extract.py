@@ -127,12 +127,10 @@ class InlineModules:
 
 
 def parse_rust(path: str, source: bytes) -> FileSyntax:
-    tree = treesitter.parse_tree(_parser(), source)
-    if tree is None:
+    parsed = treesitter.syntax_tree(_parser(), treesitter.query("rust", "rust", "rust.scm"), source)
+    if parsed is None:
         return treesitter.timed_out(path)
-    root = tree.root_node
-    caps = treesitter.query("rust", "rust", "rust.scm")
-    captures = ts.QueryCursor(caps).captures(root)
+    root, captures = parsed
     visible = {node.start_byte for node in captures.get("visibility", ())}
     modules = InlineModules()
     claimed: set[int] = set()

@@ -10,7 +10,7 @@ import threading
 import tree_sitter as ts
 
 from kivgraph.languages.syntax import FileSyntax, SyntaxProblem
-from kivgraph.languages.treesitter import grammar, parse_tree, syntax_errors, timed_out
+from kivgraph.languages.treesitter import grammar, syntax_errors, syntax_tree, timed_out
 from kivgraph.languages.typescript.declarations import Declarations
 from kivgraph.languages.typescript.imports import collect_imports
 from kivgraph.languages.typescript.references import collect_bindings, collect_references
@@ -35,11 +35,10 @@ def grammar_for(path: str, default: str) -> str:
 
 
 def parse_file(path: str, source: bytes, grammar_name: str) -> FileSyntax:
-    tree = parse_tree(thread_parser(grammar_name), source)
-    if tree is None:
+    parsed = syntax_tree(thread_parser(grammar_name), file_query(grammar_name), source)
+    if parsed is None:
         return timed_out(path)
-    root = tree.root_node
-    captures = ts.QueryCursor(file_query(grammar_name)).captures(root)
+    root, captures = parsed
     scan = FileScan(source, captures, declaration_file=is_declaration_file(path))
     declarations = Declarations(scan, root).build()
     collect_imports(scan)
