@@ -1,14 +1,18 @@
 """Generation size and decode time on a synthetic 100k-symbol / 1M-edge generation.
 
 Run: .venv/bin/python benchmarks/codec_bench.py [--symbols N] [--edges N] [--repeat N]
-Prints bytes per symbol and per edge, encode time, and the median decode times of the columns
-(what the query layer loads) and of full rows.
+Prints bytes per symbol and per edge, encode time, the median decode times of the columns (what the
+query layer loads) and of full rows, and how many times its size the blob decompresses to (the ratio
+that `envelope.MAX_EXPANSION` caps). `--ratio FILE …` prints that ratio for existing generation files.
 """
 
 import argparse
 import random
 import statistics
+import sys
 import time
+
+import zstandard
 
 from kivgraph.model import (
     Confidence,
@@ -24,7 +28,7 @@ from kivgraph.model import (
     canonical_identity,
     stable_key,
 )
-from kivgraph.store import codec
+from kivgraph.store import codec, envelope
 
 
 def synthetic(n_symbols: int, n_edges: int, seed: int = 7) -> Generation:
@@ -89,12 +93,25 @@ def median_seconds(action, repeat: int) -> float:
     return statistics.median(times)
 
 
+def expansion(blob: bytes) -> str:
+    raw = len(zstandard.ZstdDecompressor().decompress(blob))
+    limit = envelope.decompressed_limit(len(blob))
+    return (f"{len(blob):,} bytes decompress to {raw:,} = {raw / len(blob):.2f}× "
+            f"(limit {limit:,} = {limit / len(blob):.0f}×)")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--symbols", type=int, default=100_000)
     parser.add_argument("--edges", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--ratio", nargs="+", metavar="FILE", help="only print the expansion of these generations")
     args = parser.parse_args()
+    if args.ratio:
+        for path in args.ratio:
+            with open(path, "rb") as handle:
+                print(f"{path}: {expansion(handle.read())}")
+        sys.exit(0)
     g = synthetic(args.symbols, args.edges)
     started = time.perf_counter()
     blob = codec.encode(g)
@@ -106,6 +123,7 @@ def main() -> None:
         f"size: {len(blob):,} bytes = {len(blob) / args.symbols:.1f} B/symbol (all-in) = "
         f"{len(blob) / (args.symbols + args.edges):.2f} B per symbol-or-edge"
     )
+    print(f"expansion: {expansion(blob)}")
     print(f"encode: {encode_s:.2f} s")
     print(f"decode columns (what loading uses), median of {args.repeat}: {columns_s * 1000:.0f} ms")
     print(f"decode to rows (every Edge/Symbol object), median: {rows_s:.2f} s")

@@ -7,7 +7,9 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +17,7 @@ import numpy.typing as npt
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.graph.link import PackageDependency, link
 from kivgraph.graph.load import LoadedRepository
-from kivgraph.model import Confidence, EdgeKind, Language, Provenance, SymbolKind, last_name
+from kivgraph.model import Confidence, EdgeKind, FileStatus, Language, Provenance, SymbolKind, last_name
 from kivgraph.store.codec import KEY_BYTES, NONE
 
 IntArray = npt.NDArray[np.int32]
@@ -27,7 +29,23 @@ LANGUAGES = list(Language)
 KEY_TEXT_LENGTH = 52
 """A stable key's text: 256 bits in unpadded base32."""
 REFERENCE_KINDS = frozenset(k for k in EdgeKind if k not in (EdgeKind.CONTAINS, EdgeKind.METHOD_OF))
-"""Edge kinds that are uses; containment is structure and never a row of a reference query."""
+"""Edge kinds that are uses; containment is structure and never a row of a reference query. UNKNOWN (a
+kind only a newer writer knows) is one: it may be a use, and a use is never dropped."""
+UNKNOWN_LANGUAGE = "UNKNOWN_LANGUAGE"
+"""The invisible-scope reason charged for a language only a newer writer knows (its name is kept)."""
+E = TypeVar("E", bound=StrEnum)
+
+
+def vocabulary_codes(members: list[E], names: list[str], unknown: E) -> npt.NDArray[np.int32]:
+    """This reader's code of each name in a blob's vocabulary (the writer's): a name only a newer
+    writer knows reads as `unknown` instead of failing the load."""
+    index = {str(member): code for code, member in enumerate(members)}
+    return np.array([index.get(name, index[str(unknown)]) for name in names], dtype=np.int32)
+
+
+def known_names(members: list[E], names: list[str], unknown: E) -> list[str]:
+    """The same, as the names rows carry."""
+    return [str(members[code]) for code in ints(vocabulary_codes(members, names, unknown))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +152,9 @@ class Graph:
         self.scopes: list[ScopeInfo] = []
         self.externals: list[ExternalInfo] = []
         self.symbol_offsets: list[int] = []
+        self.language_names: list[str] = [x.value for x in LANGUAGES]
+        """Symbol language codes → names: this reader's languages, then any a newer writer added."""
+        language_codes = {name: code for code, name in enumerate(self.language_names)}
         symbol_base = file_base = package_base = 0
         for r, loaded in enumerate(repositories):
             c = loaded.columns
@@ -141,7 +162,7 @@ class Graph:
             lang_names = voc["language"]
             f = c.tables["files"]
             file_paths = [st[i] for i in ints(f["path"])]
-            status_names = voc["file_status"]
+            status_names = known_names(list(FileStatus), voc["file_status"], FileStatus.UNKNOWN)
             files.extend(
                 FileInfo(r, p, lang_names[lg], st[d], status_names[s])
                 for p, lg, d, s in zip(file_paths, ints(f["language"]), ints(f["digest"]), ints(f["status"]),
@@ -159,8 +180,12 @@ class Graph:
             qns += [st[i] for i in ints(s["qualified_name"])]
             sigs += [st[i] for i in ints(s["signature"])]
             docs += [st[i] for i in ints(s["doc"])]
-            kind_map = np.array([SYMBOL_KINDS.index(SymbolKind(k)) for k in voc["symbol_kind"]], dtype=np.int32)
-            lang_map = np.array([LANGUAGES.index(Language(x)) for x in lang_names], dtype=np.int32)
+            kind_map = vocabulary_codes(SYMBOL_KINDS, voc["symbol_kind"], SymbolKind.UNKNOWN)
+            for name in lang_names:
+                if name not in language_codes:  # a language only a newer writer knows keeps its name
+                    language_codes[name] = len(self.language_names)
+                    self.language_names.append(name)
+            lang_map = np.array([language_codes[x] for x in lang_names], dtype=np.int32)
             kinds.append(kind_map[s["kind"]] if len(s["kind"]) else np.zeros(0, np.int32))
             langs.append(lang_map[s["language"]] if len(s["language"]) else np.zeros(0, np.int32))
             count = c.count("symbols")
@@ -177,9 +202,10 @@ class Graph:
             symbol_columns["repository"].append(np.full(count, r, dtype=np.int32))
             e = c.tables["edges"]
             maps = {
-                "kind": np.array([EDGE_KINDS.index(EdgeKind(k)) for k in voc["edge_kind"]], dtype=np.int32),
-                "confidence": np.array([CONFIDENCES.index(Confidence(k)) for k in voc["confidence"]], dtype=np.int32),
-                "provenance": np.array([PROVENANCES.index(Provenance(k)) for k in voc["provenance"]], dtype=np.int32),
+                "kind": vocabulary_codes(EDGE_KINDS, voc["edge_kind"], EdgeKind.UNKNOWN),
+                # An unknown confidence is never promoted: it reads as the weakest that is still an edge.
+                "confidence": vocabulary_codes(CONFIDENCES, voc["confidence"], Confidence.CANDIDATE),
+                "provenance": vocabulary_codes(PROVENANCES, voc["provenance"], Provenance.UNKNOWN),
             }
             for name in ("kind", "confidence", "provenance"):
                 edge_columns[name].append(maps[name][e[name]] if len(e[name]) else np.zeros(0, np.int32))
@@ -205,8 +231,13 @@ class Graph:
                     ScopeInfo(r, st[v["reason"][i]], lang_names[v["language"][i]], st[v["scope"][i]],
                               st[v["path"][i]], st[v["detail"][i]])
                 )  # fmt: skip
+            for name in c.unknown_languages:
+                self.scopes.append(
+                    ScopeInfo(r, UNKNOWN_LANGUAGE, name, name, "", f"written by a newer kivgraph: this one does "
+                              f"not know {name}, so cannot tell whether a type checker resolved its uses; upgrade it")
+                )  # fmt: skip
             x = {name: ints(column) for name, column in c.tables["external_references"].items()}
-            provenance_names = voc["provenance"]
+            provenance_names = known_names(PROVENANCES, voc["provenance"], Provenance.UNKNOWN)
             for i in range(len(x["source"])):
                 self.externals.append(
                     ExternalInfo(r, x["source"][i] + symbol_base, lang_names[x["language"][i]], st[x["package"][i]],
@@ -372,7 +403,7 @@ class Graph:
         return SYMBOL_KINDS[int(self.kind[symbol])].value
 
     def language_of(self, symbol: int) -> str:
-        return LANGUAGES[int(self.language[symbol])].value
+        return self.language_names[int(self.language[symbol])]
 
     def repository_name(self, symbol: int) -> str:
         return self.repositories[int(self.repository[symbol])].name

@@ -1,7 +1,8 @@
 """The closed vocabularies of a generation: languages, symbol kinds, edge kinds, confidence, provenance.
 
 Each value is the string that is serialized; the codec stores them by their index in these enums'
-declaration order, so new members are appended, never inserted (see docs/storage-format.md).
+declaration order, so new members are appended, never inserted (see docs/storage-format.md). The
+`UNKNOWN` members are never written: they are how a reader keeps a row whose kind a newer writer added.
 """
 
 from enum import StrEnum
@@ -41,6 +42,8 @@ class SymbolKind(StrEnum):
     VARIABLE = "variable"
     CONSTANT = "constant"
     MACRO = "macro"
+    UNKNOWN = "unknown"
+    """Read from a newer writer's vocabulary; never written."""
 
 
 TYPE_KINDS = frozenset(
@@ -87,6 +90,8 @@ class EdgeKind(StrEnum):
     PART_OF = "PART_OF"
     CONTAINS = "CONTAINS"
     METHOD_OF = "METHOD_OF"
+    UNKNOWN = "UNKNOWN"
+    """Read from a newer writer's vocabulary; never written. Queries treat it as a use (it may be one)."""
 
 
 STRUCTURE_EDGE_KINDS = frozenset({EdgeKind.CONTAINS, EdgeKind.METHOD_OF})
@@ -122,6 +127,8 @@ class Provenance(StrEnum):
     SCIP_EXTERNAL = "SCIP_EXTERNAL"
     TREE_SITTER = "TREE_SITTER"
     MANIFEST = "MANIFEST"
+    UNKNOWN = "UNKNOWN"
+    """Read from a newer writer's vocabulary; never written, and never trusted as a type checker."""
 
 
 class FileStatus(StrEnum):
@@ -135,3 +142,5 @@ class FileStatus(StrEnum):
     SKIPPED_SYMLINK = "skipped_symlink"
     SKIPPED_GENERATED = "skipped_generated"
     SKIPPED_PARSE_TIMEOUT = "skipped_parse_timeout"
+    UNKNOWN = "unknown"
+    """Read from a newer writer's vocabulary; never written."""

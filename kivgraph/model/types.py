@@ -124,6 +124,15 @@ class InvisibleScope:
 
 
 @dataclass(frozen=True, slots=True)
+class Submodule:
+    """A git submodule of the indexed tree: recorded, not indexed (its code is another repository's)."""
+
+    path: str
+    commit: str
+    url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class GenerationHeader:
     repository: str
     commit: str
@@ -137,6 +146,8 @@ class GenerationHeader:
     """(analyzer, version) pairs, sorted."""
     worktree: bool = False
     """True when indexed from a working tree rather than a commit's tree."""
+    submodules: tuple[Submodule, ...] = ()
+    """Submodules of the tree, sorted by path (storage format 1.2; none in older blobs)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,24 +1,24 @@
-"""The generation codec: columnar CBOR inside a digest-checked envelope, compressed with zstd.
+"""The generation codec: a `Generation` as columnar CBOR, inside the envelope of store/envelope.py.
 
-Owns the byte format (docs/storage-format.md) and nothing else: no git, no files. `encode` and
-`decode` map a `Generation` to bytes and back; `decode_columns` stops at the columns (integer
-arrays + a string table), which is what the query layer loads without building a row object per
-edge. Any damage is a `CorruptGenerationError`; an unknown major version is refused.
+Owns the byte format of the payload (docs/storage-format.md) and nothing else: no git, no files.
+`encode` and `decode` map a `Generation` to bytes and back; `decode_columns` stops at the columns
+(integer arrays + a string table), which is what the query layer loads without a row object per
+edge. Every field is validated before anything is built from it: any damage is a
+`CorruptGenerationError`, and a kind a newer minor version added is kept (docs/storage-format.md).
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 from dataclasses import dataclass
-from typing import Any, cast
+from enum import StrEnum
+from typing import Any, TypeVar, cast
 
 import cbor2
 import numpy as np
 import numpy.typing as npt
-import zstandard
 
-from kivgraph.errors import CorruptGenerationError, UnsupportedFormatError
+from kivgraph.errors import CorruptGenerationError, KivgraphError
 from kivgraph.model import (
     Confidence,
     Edge,
@@ -32,16 +32,13 @@ from kivgraph.model import (
     Language,
     Package,
     Provenance,
+    Submodule,
     Symbol,
     SymbolKind,
     Unresolved,
 )
+from kivgraph.store.envelope import FORMAT_MAJOR, FORMAT_MINOR, cbor_value, read_envelope, seal
 
-FORMAT_NAME = "kivgraph-generation"
-FORMAT_MAJOR = 1
-FORMAT_MINOR = 1
-ZSTD_LEVEL = 3
-DIGEST_NAME = "blake2b-256"
 KEY_BYTES = 32
 NONE = -1
 """Integer columns use -1 for "no value" (no container, no file, no source)."""
@@ -50,13 +47,16 @@ IntColumn = npt.NDArray[np.int32]
 
 VOCABULARIES: dict[str, tuple[str, ...]] = {
     "language": tuple(Language),
-    "symbol_kind": tuple(SymbolKind),
-    "edge_kind": tuple(EdgeKind),
+    "symbol_kind": tuple(k for k in SymbolKind if k is not SymbolKind.UNKNOWN),
+    "edge_kind": tuple(k for k in EdgeKind if k is not EdgeKind.UNKNOWN),
     "confidence": tuple(Confidence),
-    "provenance": tuple(Provenance),
-    "file_status": tuple(FileStatus),
+    "provenance": tuple(p for p in Provenance if p is not Provenance.UNKNOWN),
+    "file_status": tuple(f for f in FileStatus if f is not FileStatus.UNKNOWN),
 }
-"""Written into every blob, so a reader maps codes by the writer's vocabulary, not its own."""
+"""Written into every blob, so a reader maps codes by the writer's vocabulary, not its own. The
+UNKNOWN members are a reader's, never written: a reader before them would refuse a vocabulary
+holding a name it does not know."""
+E = TypeVar("E", bound=StrEnum)
 
 
 def pack_ints(values: Any) -> bytes:
@@ -99,15 +99,7 @@ class _Strings:
 
 def encode(generation: Generation) -> bytes:
     """Bytes for a generation: deterministic for equal input (the payload digest is stable)."""
-    payload = cbor2.dumps(_columns(generation))
-    envelope = {
-        "format": FORMAT_NAME,
-        "format_version": [FORMAT_MAJOR, FORMAT_MINOR],
-        "digest_algorithm": DIGEST_NAME,
-        "digest": hashlib.blake2b(payload, digest_size=32).digest(),
-        "payload": payload,
-    }
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(cbor2.dumps(envelope))
+    return seal(cbor2.dumps(_columns(generation)))
 
 
 def _columns(g: Generation) -> dict[str, Any]:
@@ -154,6 +146,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "languages": [str(x) for x in h.languages],
             "analyzers": [[a, v] for a, v in h.analyzers],
             "worktree": h.worktree,
+            "submodules": [[m.path, m.commit, m.url] for m in h.submodules],
         },
         "vocabularies": {name: list(values) for name, values in VOCABULARIES.items()},
         "files": {
@@ -255,7 +248,11 @@ def _edge_columns(
 
 @dataclass(frozen=True, slots=True)
 class Columns:
-    """A decoded generation before rows are built: what the query layer loads."""
+    """A decoded generation before rows are built: what the query layer loads.
+
+    `decode_columns` validated every field, so nothing built from it fails on the data: every
+    string, vocabulary and row index is inside its table, and `NONE` only where a column allows it.
+    """
 
     header: GenerationHeader
     strings: list[str]
@@ -264,6 +261,9 @@ class Columns:
     symbol_keys: bytes
     format_version: tuple[int, int] = (FORMAT_MAJOR, FORMAT_MINOR)
     """The storage format the blob was written in."""
+    unknown_languages: tuple[str, ...] = ()
+    """Languages the header lists that this reader does not know (a newer writer's): they are not
+    in `header.languages`, whose members are `Language`s, and readers must not claim them checked."""
 
     def count(self, table: str) -> int:
         columns = self.tables[table]
@@ -273,102 +273,210 @@ class Columns:
         return _key_text(self.symbol_keys[index * KEY_BYTES : (index + 1) * KEY_BYTES])
 
 
-def read_envelope(blob: bytes, where: str = "generation") -> tuple[tuple[int, int], bytes]:
-    """Decompress, check the format and the digest; return (version, payload bytes)."""
-    try:
-        raw = zstandard.ZstdDecompressor().decompress(blob, max_output_size=1 << 31)
-    except zstandard.ZstdError as err:
-        raise CorruptGenerationError(where, f"the zstd frame is damaged or truncated ({err})") from err
-    try:
-        loaded: object = cbor2.loads(raw)
-    except (cbor2.CBORDecodeError, ValueError, TypeError, EOFError) as err:
-        raise CorruptGenerationError(where, f"the envelope is not valid CBOR ({err})") from err
-    if not isinstance(loaded, dict):
-        raise CorruptGenerationError(where, "it is not a kivgraph generation (no format marker)")
-    envelope = cast("dict[object, object]", loaded)
-    if envelope.get("format") != FORMAT_NAME:
-        raise CorruptGenerationError(where, "it is not a kivgraph generation (no format marker)")
-    version = envelope.get("format_version")
-    if not (isinstance(version, list) and len(cast("list[object]", version)) == 2):
-        raise CorruptGenerationError(where, "its format_version is missing or malformed")
-    major, minor = cast("list[object]", version)
-    if not (isinstance(major, int) and isinstance(minor, int)):
-        raise CorruptGenerationError(where, "its format_version is missing or malformed")
-    if major != FORMAT_MAJOR:
-        raise UnsupportedFormatError(where, major, minor, FORMAT_MAJOR)
-    payload, digest = envelope.get("payload"), envelope.get("digest")
-    if not isinstance(payload, bytes) or not isinstance(digest, bytes):
-        raise CorruptGenerationError(where, "its payload or digest is missing")
-    if hashlib.blake2b(payload, digest_size=32).digest() != digest:
-        raise CorruptGenerationError(where, "its payload does not match its digest")
-    return (major, minor), payload
+# -- validation: what each column holds, checked on every load --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpec:
+    """What an integer column holds, which bounds every value in it."""
+
+    kind: str
+    """"string" (→ strings), "vocabulary" (→ vocabularies[target]), "row" (→ rows of table `target`;
+    NONE only when nullable), "count" (≥ 0: sizes, lines, byte columns) or "flag" (0 or 1)."""
+    target: str = ""
+    nullable: bool = False
+
+
+_TEXT, _COUNT, _FLAG = ColumnSpec("string"), ColumnSpec("count"), ColumnSpec("flag")
+_LANG = ColumnSpec("vocabulary", "language")
+_PROVENANCE = ColumnSpec("vocabulary", "provenance")
+_FILE = ColumnSpec("row", "files", nullable=True)
+_SYMBOL = ColumnSpec("row", "symbols")
+_MAYBE_SYMBOL = ColumnSpec("row", "symbols", nullable=True)
+
+SCHEMA: dict[str, dict[str, ColumnSpec]] = {
+    "files": {"path": _TEXT, "language": _LANG, "digest": _TEXT, "size": _COUNT,
+              "status": ColumnSpec("vocabulary", "file_status")},
+    "packages": {"id": _TEXT, "language": _LANG, "name": _TEXT, "root": _TEXT, "manifest": _TEXT,
+                 "version": _TEXT, "distribution": _TEXT},
+    "symbols": {"name": _TEXT, "qualified_name": _TEXT, "kind": ColumnSpec("vocabulary", "symbol_kind"),
+                "language": _LANG, "file": _FILE, "start_line": _COUNT, "end_line": _COUNT, "name_line": _COUNT,
+                "name_column": _COUNT, "signature": _TEXT, "exported": _FLAG, "container": _MAYBE_SYMBOL,
+                "package": ColumnSpec("row", "packages", nullable=True), "doc": _TEXT},
+    "edges": {"source": _SYMBOL, "target": _SYMBOL, "kind": ColumnSpec("vocabulary", "edge_kind"),
+              "confidence": ColumnSpec("vocabulary", "confidence"), "provenance": _PROVENANCE, "file": _FILE,
+              "line": _COUNT},
+    "external_references": {"source": _SYMBOL, "language": _LANG, "package": _TEXT, "symbol": _TEXT, "file": _FILE,
+                            "line": _COUNT, "manager": _TEXT, "version": _TEXT, "provenance": _PROVENANCE},
+    "unresolved": {"reason": _TEXT, "language": _LANG, "file": _FILE, "line": _COUNT, "requested_package": _TEXT,
+                   "requested_symbol": _TEXT, "source": _MAYBE_SYMBOL, "detail": _TEXT},
+    "invisible_scopes": {"reason": _TEXT, "language": _LANG, "scope": _TEXT, "path": _TEXT, "detail": _TEXT},
+}  # fmt: skip
+"""Every table and integer column a reader needs (`symbols.key` is raw bytes, checked apart)."""
+OPTIONAL_COLUMNS = frozenset({("packages", "distribution")})
+"""Added by a minor version: absent from older blobs, and then read as empty ("")."""
+_HEADER_TEXT = ("repository", "commit", "tree", "indexer_version", "created_at", "remote_url")
+_LANGUAGE_NAMES = frozenset(x.value for x in Language)
 
 
 def decode_columns(blob: bytes, where: str = "generation") -> Columns:
+    """The columns of a blob, every field validated (types, lengths, every index in range), so what
+    is built from them cannot fail on the data; anything else is a CorruptGenerationError."""
     version, payload = read_envelope(blob, where)
-    try:
-        body = cbor2.loads(payload)
-        h = body["header"]
-        header = GenerationHeader(
-            repository=h["repository"],
-            commit=h["commit"],
-            tree=h["tree"],
-            indexer_version=h["indexer_version"],
-            created_at=h["created_at"],
-            remote_url=h["remote_url"],
-            languages=tuple(Language(x) for x in h["languages"]),
-            analyzers=tuple((a, v) for a, v in h["analyzers"]),
-            worktree=bool(h["worktree"]),
-        )
-        tables: dict[str, dict[str, IntColumn]] = {}
-        for table in ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes"):
-            tables[table] = {
-                name: unpack_ints(data)
-                for name, data in body[table].items()
-                if not (table == "symbols" and name == "key")
-            }
-        columns = Columns(header, body["strings"], body["vocabularies"], tables, body["symbols"]["key"], version)
-    except (KeyError, TypeError, ValueError, cbor2.CBORDecodeError) as err:
-        raise CorruptGenerationError(where, f"its payload is incomplete ({err!r})") from err
-    _check_shape(columns, where)
+    body = _map(cbor_value(payload, where, "payload"), "payload", where)
+    header, unknown_languages = _header(_map(body.get("header"), "header", where), where)
+    strings = body.get("strings")
+    if not isinstance(strings, list):
+        raise CorruptGenerationError(where, "its string table is not a list of text")
+    voc = _map(body.get("vocabularies"), "vocabularies", where)
+    vocabularies = {name: _texts(voc.get(name), f"vocabularies.{name}", where) for name in VOCABULARIES}
+    tables: dict[str, dict[str, IntColumn]] = {}
+    for table, specs in SCHEMA.items():
+        found = _map(body.get(table), table, where)
+        columns = tables[table] = {}
+        for name in specs:
+            data = found.get(name)
+            if data is None and (table, name) in OPTIONAL_COLUMNS:
+                continue
+            if not isinstance(data, bytes) or len(data) % 4:
+                raise CorruptGenerationError(where, f"its column {table}.{name} is missing or not int32 values")
+            columns[name] = unpack_ints(data)
+        if len({len(column) for column in columns.values()}) > 1:
+            raise CorruptGenerationError(where, f"the columns of {table} have different lengths")
+    keys = _map(body.get("symbols"), "symbols", where).get("key")
+    if not isinstance(keys, bytes):
+        raise CorruptGenerationError(where, "its column symbols.key is missing")
+    columns = Columns(header, cast("list[str]", strings), vocabularies, tables, keys, version, unknown_languages)
+    check_columns(columns, where)
     return columns
 
 
-def _check_shape(c: Columns, where: str) -> None:
-    """Every column of a table has one length and every index points inside its table."""
-    for table, columns in c.tables.items():
-        lengths = {len(col) for col in columns.values()}
-        if len(lengths) > 1:
-            raise CorruptGenerationError(where, f"the columns of {table} have different lengths")
-    n_symbols = c.count("symbols")
-    if len(c.symbol_keys) != n_symbols * KEY_BYTES:
+def _map(value: object, what: str, where: str) -> dict[object, object]:
+    if not isinstance(value, dict):
+        raise CorruptGenerationError(where, f"its {what} is missing or not a map")
+    return cast("dict[object, object]", value)
+
+
+def _texts(value: object, what: str, where: str) -> list[str]:
+    if not isinstance(value, list) or not set(map(type, cast("list[object]", value))) <= {str}:
+        raise CorruptGenerationError(where, f"its {what} is missing or not a list of text")
+    return cast("list[str]", value)
+
+
+def _header(h: dict[object, object], where: str) -> tuple[GenerationHeader, tuple[str, ...]]:
+    """The header, and the languages in it this reader does not know."""
+    text: list[str] = []
+    for name in _HEADER_TEXT:
+        value = h.get(name)
+        if not isinstance(value, str):
+            raise CorruptGenerationError(where, f"its header.{name} is missing or not text")
+        text.append(value)
+    repository, commit, tree, indexer_version, created_at, remote_url = text
+    languages = _texts(h.get("languages"), "header.languages", where)
+    analyzers = h.get("analyzers")
+    if not isinstance(analyzers, list) or not all(
+        isinstance(pair, list) and len(cast("list[object]", pair)) == 2
+        and all(isinstance(x, str) for x in cast("list[object]", pair))
+        for pair in cast("list[object]", analyzers)
+    ):  # fmt: skip
+        raise CorruptGenerationError(where, "its header.analyzers is not a list of [name, version] texts")
+    worktree = h.get("worktree")
+    if not isinstance(worktree, bool):
+        raise CorruptGenerationError(where, "its header.worktree is missing or not true/false")
+    try:
+        submodules = _submodules(h.get("submodules", []))  # format 1.2
+    except TypeError as err:
+        raise CorruptGenerationError(where, f"its {err}") from err
+    header = GenerationHeader(
+        repository,
+        commit,
+        tree,
+        indexer_version,
+        created_at,
+        remote_url,
+        languages=tuple(Language(x) for x in languages if x in _LANGUAGE_NAMES),
+        analyzers=tuple((a, v) for a, v in cast("list[list[str]]", analyzers)),
+        worktree=worktree,
+        submodules=submodules,
+    )
+    return header, tuple(x for x in languages if x not in _LANGUAGE_NAMES)
+
+
+def _submodules(value: object) -> tuple[Submodule, ...]:
+    if not isinstance(value, list):
+        raise TypeError("header.submodules is not a list")
+    found: list[Submodule] = []
+    for item in cast("list[object]", value):
+        if not (isinstance(item, list) and len(cast("list[object]", item)) == 3):
+            raise TypeError("a header.submodules entry is not [path, commit, url]")
+        path, commit, url = cast("list[object]", item)
+        if not (isinstance(path, str) and isinstance(commit, str) and isinstance(url, str)):
+            raise TypeError("a header.submodules entry is not three strings")
+        found.append(Submodule(path, commit, url))
+    return tuple(found)
+
+
+def check_columns(c: Columns, where: str = "generation") -> None:
+    """The string table holds only text and every value is inside what it points at: one min and one
+    max per column, vectorised (milliseconds for a million edges), so no later index can fail.
+    decode_columns runs it; `benchmarks/query_bench.py` times it on its own."""
+    if not set(map(type, cast("list[object]", c.strings))) <= {str}:
+        raise CorruptGenerationError(where, "its string table is not a list of text")
+    if len(c.symbol_keys) != c.count("symbols") * KEY_BYTES:
         raise CorruptGenerationError(where, "the symbol key column does not match the symbol count")
-    limits = {
-        "strings": len(c.strings),
-        "symbols": n_symbols,
-        "files": c.count("files"),
-        "packages": c.count("packages"),
-    }
-    pointers = {
-        "symbols": {"file": "files", "container": "symbols", "package": "packages"},
-        "edges": {"source": "symbols", "target": "symbols", "file": "files"},
-        "external_references": {"source": "symbols", "file": "files"},
-        "unresolved": {"source": "symbols", "file": "files"},
-    }
-    for table, fields in pointers.items():
-        for name, target in fields.items():
-            column = c.tables[table][name]
-            if len(column) and (int(column.min()) < NONE or int(column.max()) >= limits[target]):
-                raise CorruptGenerationError(where, f"{table}.{name} points outside {target}")
+    for table, specs in SCHEMA.items():
+        for name, spec in specs.items():
+            column = c.tables[table].get(name)
+            if column is None or not len(column):
+                continue
+            low, high = int(column.min()), int(column.max())
+            if spec.kind == "row":
+                if low < (NONE if spec.nullable else 0) or high >= c.count(spec.target):
+                    raise CorruptGenerationError(where, f"{table}.{name} points outside {spec.target}")
+            elif spec.kind in ("string", "vocabulary"):
+                end = len(c.strings) if spec.kind == "string" else len(c.vocabularies[spec.target])
+                if low < 0 or high >= end:
+                    what = "the string table" if spec.kind == "string" else f"vocabularies.{spec.target}"
+                    raise CorruptGenerationError(where, f"{table}.{name} points outside {what}")
+            elif low < 0 or (spec.kind == "flag" and high > 1):
+                expected = "0 or 1" if spec.kind == "flag" else "a count, line or column (never negative)"
+                raise CorruptGenerationError(where, f"{table}.{name} holds {low if low < 0 else high}, not {expected}")
 
 
 def decode(blob: bytes, where: str = "generation") -> Generation:
-    """The whole generation as model rows (tests, `show --json`, merges); loads use decode_columns."""
+    """The whole generation as model rows (tests, the library API); loads use decode_columns.
+
+    A kind only a newer writer knows reads as its enum's UNKNOWN member, an unknown confidence as
+    CANDIDATE (never stronger). A row in a language this reader does not know cannot be a model row
+    (`Language` has no such member): decode refuses it with a KivgraphError, while decode_columns,
+    which every query reads, keeps the language's name.
+    """
     c = decode_columns(blob, where)
-    try:
-        return _rows(c)
-    except (IndexError, ValueError) as err:
-        raise CorruptGenerationError(where, f"a column holds a value outside its vocabulary ({err})") from err
+    _refuse_unknown_languages(c, where)
+    return _rows(c)
+
+
+def _refuse_unknown_languages(c: Columns, where: str) -> None:
+    names = c.vocabularies["language"]
+    unknown = [code for code, name in enumerate(names) if name not in _LANGUAGE_NAMES]
+    if not unknown:
+        return
+    for table, columns in c.tables.items():
+        column = columns.get("language", np.zeros(0, np.int32))
+        used = _int_list(np.unique(column[np.isin(column, unknown)]))
+        if used:
+            found = ", ".join(sorted(names[code] for code in used))
+            raise KivgraphError(
+                f"the generation stored for {where} has {table} in a language this kivgraph does not know "
+                f"({found}), written by a newer kivgraph: its rows cannot be read as model objects. Upgrade "
+                "kivgraph; queries and `kivgraph show` read it as it is."
+            )
+
+
+def _read_as(enum: type[E], names: list[str], unknown: E) -> list[E]:
+    """The writer's vocabulary in this reader's enum: a name only a newer writer knows → `unknown`."""
+    known = {member.value: member for member in enum}
+    return [known.get(name, unknown) for name in names]
 
 
 def _int_list(column: IntColumn) -> list[int]:
@@ -379,12 +487,12 @@ def _int_list(column: IntColumn) -> list[int]:
 def _rows(c: Columns) -> Generation:
     st = c.strings
     voc = c.vocabularies
-    langs = [Language(x) for x in voc["language"]]
-    kinds = [SymbolKind(x) for x in voc["symbol_kind"]]
-    ekinds = [EdgeKind(x) for x in voc["edge_kind"]]
-    confs = [Confidence(x) for x in voc["confidence"]]
-    provs = [Provenance(x) for x in voc["provenance"]]
-    fstats = [FileStatus(x) for x in voc["file_status"]]
+    langs = {code: Language(x) for code, x in enumerate(voc["language"]) if x in _LANGUAGE_NAMES}
+    kinds = _read_as(SymbolKind, voc["symbol_kind"], SymbolKind.UNKNOWN)
+    ekinds = _read_as(EdgeKind, voc["edge_kind"], EdgeKind.UNKNOWN)
+    confs = _read_as(Confidence, voc["confidence"], Confidence.CANDIDATE)
+    provs = _read_as(Provenance, voc["provenance"], Provenance.UNKNOWN)
+    fstats = _read_as(FileStatus, voc["file_status"], FileStatus.UNKNOWN)
     t: dict[str, dict[str, list[int]]] = {
         table: {name: _int_list(col) for name, col in cols.items()} for table, cols in c.tables.items()
     }
@@ -481,10 +589,8 @@ def _rows(c: Columns) -> Generation:
 def created_at(blob: bytes, where: str = "generation") -> str:
     """The header's creation time, for "newest generation wins" merges."""
     _, payload = read_envelope(blob, where)
-    try:
-        value = cbor2.loads(payload)["header"]["created_at"]
-    except (KeyError, TypeError, ValueError, cbor2.CBORDecodeError) as err:
-        raise CorruptGenerationError(where, f"its header is incomplete ({err!r})") from err
+    body = _map(cbor_value(payload, where, "payload"), "payload", where)
+    value = _map(body.get("header"), "header", where).get("created_at")
     if not isinstance(value, str):
         raise CorruptGenerationError(where, "its created_at is not text")
     return value
