@@ -25,7 +25,7 @@ from pathlib import Path
 from kivgraph.impact.analysis import analyze
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
 FUNCTION = re.compile(rb"^func (\w+)\(([^)]*)\) (\w+) \{$", re.MULTILINE)

@@ -51,7 +51,7 @@ from kivgraph.graph.workspace import load_member, read_workspace
 from kivgraph.indexing import index_repository
 from kivgraph.model import EdgeKind, Provenance
 from kivgraph.store import NOTES_REF, save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 
 CONSUMERS = 19
 REMOTE = frozenset({4, 9, 14, 19})

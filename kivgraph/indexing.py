@@ -17,7 +17,7 @@ from pathlib import Path
 import pygit2
 
 from kivgraph import __version__
-from kivgraph.errors import EmptyRepositoryError, InvalidArgumentError
+from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
 from kivgraph.languages.resolve import DeclRef, Resolver
 from kivgraph.languages.scopes import FileScopes, module_qualified_name
@@ -30,6 +30,7 @@ from kivgraph.model import (
     InvisibleScope,
     Language,
     Package,
+    Submodule,
     Symbol,
     SymbolKind,
     Unresolved,
@@ -39,7 +40,20 @@ from kivgraph.model import (
 from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
 from kivgraph.scip.run import Analysis, AnalyzerRun
-from kivgraph.store.notes import open_repository, resolve_commit
+from kivgraph.store.git import (
+    EntryKind,
+    blob_size,
+    clean_at,
+    head_commit,
+    open_repository,
+    prefetch,
+    read_blob,
+    remote_url,
+    resolve_commit,
+    submodule_urls,
+    tree_entries,
+    worktree_listing,
+)
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Larger files are generated or vendored far more often than written: skipped and recorded."""
@@ -80,6 +94,8 @@ class Snapshot:
     tree: str
     worktree: bool
     files: list[TreeFile] = field(default_factory=list[TreeFile])
+    submodules: list[Submodule] = field(default_factory=list[Submodule])
+    """Gitlinks of the tree: recorded in the generation, never read (their objects are elsewhere)."""
     worktree_path: str | None = None
     """The repository's working tree, where installed dependencies (node_modules) live."""
     worktree_matches: bool = False
@@ -89,10 +105,7 @@ class Snapshot:
 
 def repository_name(repo: pygit2.Repository) -> str:
     """The repository's name: its origin's last path segment, else its folder's name."""
-    try:
-        url = repo.remotes["origin"].url or ""
-    except (KeyError, pygit2.GitError):
-        url = ""
+    url = remote_url(repo)
     if url:
         last = url.rstrip("/").rpartition("/")[2].rpartition(":")[2]
         if last.endswith(".git"):
@@ -105,87 +118,56 @@ def repository_name(repo: pygit2.Repository) -> str:
 
 def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Snapshot:
     repo = open_repository(path)
-    try:
-        remote_url = repo.remotes["origin"].url or ""
-    except (KeyError, pygit2.GitError):
-        remote_url = ""
     name = repository_name(repo)
     if worktree:
         if not repo.workdir:
             raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
-        commit = "" if repo.head_is_unborn else str(repo.head.target)
-        snap = Snapshot(name, remote_url, commit, "", True, worktree_path=repo.workdir, worktree_matches=True)
-        snap.files = list(_worktree_files(repo))
+        head = head_commit(repo)
+        commit = "" if head is None else str(head.id)
+        snap = Snapshot(name, remote_url(repo), commit, "", True, worktree_path=repo.workdir, worktree_matches=True)
+        listing = worktree_listing(repo)
+        urls = submodule_urls(repo, None)
+        snap.submodules = [Submodule(p, sha, urls.get(p, "")) for p, sha in listing.submodules]
+        snap.files = list(_worktree_files(repo.workdir, listing.files, {p for p, _ in listing.submodules}))
         return snap
-    if repo.head_is_unborn and revision in ("HEAD", "@"):
-        raise EmptyRepositoryError(repo.workdir or repo.path)
     commit = resolve_commit(repo, revision)
-    snap = Snapshot(name, remote_url, str(commit.id), str(commit.tree_id), False, worktree_path=repo.workdir or None)
-    snap.worktree_matches = bool(repo.workdir) and _clean_at(repo, commit.id)
-    snap.files = list(_tree_files(repo, commit.tree, ""))
+    snap = Snapshot(name, remote_url(repo), str(commit.id), str(commit.tree_id), False,
+                    worktree_path=repo.workdir or None)  # fmt: skip
+    snap.worktree_matches = bool(repo.workdir) and clean_at(repo, commit.id)
+    entries = list(tree_entries(repo, commit.tree, SKIPPED_DIRECTORIES))
+    prefetch(repo, [e.oid for e in entries if e.kind is not EntryKind.SUBMODULE])
+    gitlinks = [e for e in entries if e.kind is EntryKind.SUBMODULE]
+    urls = submodule_urls(repo, str(commit.id)) if gitlinks else {}
+    snap.submodules = [Submodule(e.path, e.oid, urls.get(e.path, "")) for e in gitlinks]
+    snap.files = [
+        TreeFile(e.path, blob_size(repo, e.oid), e.oid, e.kind is EntryKind.LINK, _blob_reader(repo, e.oid))
+        for e in entries
+        if e.kind is not EntryKind.SUBMODULE
+    ]
     return snap
 
 
-def _clean_at(repo: pygit2.Repository, commit: pygit2.Oid) -> bool:
-    """Whether the working tree is checked out at `commit` with no tracked file changed.
-
-    Untracked and ignored files (installed dependencies, build output) do not count: they are
-    what an analyzer running in place is there to find.
-    """
-    if repo.head_is_unborn or repo.head.target != commit:
-        return False
-    status: dict[str, int] = repo.status(untracked_files="no")
-    return all(flags == pygit2.enums.FileStatus.CURRENT for flags in status.values())
-
-
-def _tree_files(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[TreeFile]:
-    for entry in tree:
-        name = entry.name or ""
-        path = prefix + name
-        obj = repo[entry.id]
-        if isinstance(obj, pygit2.Tree):
-            if name not in SKIPPED_DIRECTORIES:
-                yield from _tree_files(repo, obj, path + "/")
-        elif isinstance(obj, pygit2.Blob):
-            yield TreeFile(
-                path,
-                obj.size,
-                str(entry.id),
-                entry.filemode == pygit2.enums.FileMode.LINK,
-                _blob_reader(repo, entry.id),
-            )
-
-
-def _blob_reader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes]:
+def _blob_reader(repo: pygit2.Repository, oid: str) -> Callable[[], bytes]:
     """Read a blob only when it is parsed, so a large tree is never held in memory at once."""
-
-    def read() -> bytes:
-        blob = repo[oid]
-        return blob.data if isinstance(blob, pygit2.Blob) else b""
-
-    return read
+    return lambda: read_blob(repo, oid)
 
 
-def _worktree_files(repo: pygit2.Repository) -> Iterator[TreeFile]:
-    root = os.path.realpath(repo.workdir)
-    index = repo.index
-    tracked: set[str] = {os.fspath(index[i].path) for i in range(len(index))}
-    status: dict[str, int] = repo.status(untracked_files="all")
-    untracked = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_NEW}
-    deleted = {p for p, flags in status.items() if flags & pygit2.enums.FileStatus.WT_DELETED}
-    for path in sorted((tracked | untracked) - deleted):
-        if any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]):
+def _worktree_files(root: str, paths: list[str], submodules: set[str]) -> Iterator[TreeFile]:
+    for path in paths:
+        if any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]) or path in submodules:
             continue
         full = os.path.join(root, path)
         if os.path.islink(full):
             yield TreeFile(path, 0, "", True, lambda: b"")
             continue
+        if not os.path.isfile(full):
+            continue  # a checked-out submodule, or gone since git listed it
         try:
             size = os.path.getsize(full)
+            with open(full, "rb") as handle:
+                data = handle.read()
         except OSError:
             continue
-        with open(full, "rb") as handle:
-            data = handle.read()
         yield TreeFile(path, size, str(pygit2.hash(data)), False, lambda data=data: data)
 
 
@@ -314,6 +296,7 @@ def _index_parsed(
         languages=tuple(sorted(adapters)),
         analyzers=tuple(sorted({*_analyzer_versions(), *((i.tool, i.tool_version) for i, _ in indexes)})),
         worktree=snap.worktree,
+        submodules=tuple(sorted(snap.submodules, key=lambda m: m.path)),
     )
     return Generation(
         header=header,

@@ -23,7 +23,7 @@ from kivgraph.errors import InvalidArgumentError, KivgraphError, NotesError, Unk
 from kivgraph.impact.analysis import DEFAULT_DEPTH, Impact, analyze
 from kivgraph.impact.report import COMMENT_LIMIT, SUMMARY_LIMIT, to_json, to_markdown, to_text, verdict
 from kivgraph.store import NOTES_REF
-from kivgraph.store.notes import open_repository, resolve_commit
+from kivgraph.store.git import merge_base, open_repository, resolve_commit
 from kivgraph.store.sync import fetch_notes
 
 MARKER = "<!-- kivgraph:diff-impact -->"
@@ -137,12 +137,11 @@ def revisions(runner: Runner, event: Event, path: str) -> tuple[str | None, str,
     if not event.base_sha:
         return None, str(head.id), ""
     base = _present(repo, event.base_sha, "base", path)
-    found: pygit2.Oid | None = repo.merge_base(base.id, head.id)
-    # pygit2's stub says Oid, but unrelated histories give None.
-    if found is None or found == base.id:  # pyright: ignore[reportUnnecessaryComparison]
+    found = merge_base(repo, base.id, head.id)
+    if found is None or found == str(base.id):
         return str(base.id), str(head.id), ""
     note = f"base: the merge-base of {str(base.id)[:12]} and the head, as GitHub's Files changed compares"
-    return str(found), str(head.id), note
+    return found, str(head.id), note
 
 
 def _pushed(runner: Runner, event: Event) -> str:

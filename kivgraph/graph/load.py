@@ -2,15 +2,25 @@
 (reported stale, never silently), or a generation file. Returns decoded columns and freshness."""
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pygit2
 
 from kivgraph.derived import is_derived
-from kivgraph.errors import GenerationNotFoundError, KivgraphError
-from kivgraph.store import NOTES_REF, note_location, read_file, read_note
+from kivgraph.errors import CorruptGenerationError, GenerationNotFoundError, KivgraphError, UnsupportedFormatError
+from kivgraph.store import NOTES_REF, note_location, read_file
 from kivgraph.store.codec import Columns, decode_columns
-from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository
+from kivgraph.store.git import (
+    branch_name,
+    commits_between,
+    files_changed,
+    head_commit,
+    noted_ancestors,
+    open_repository,
+    root_of,
+)
+from kivgraph.store.notes import NotesStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,43 +53,73 @@ class LoadedRepository:
         return is_derived(self.name)
 
 
-def nearest_generation(
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The generation that answers for a commit: on it, or on its nearest readable indexed ancestor."""
+
+    commit: str
+    behind: int
+    """Commits between the asked commit and the indexed one (0: the commit itself)."""
+    blob: bytes
+    columns: Columns
+    passed_over: tuple[str, ...] = ()
+    """Nearer notes that could not be read, each said in one sentence."""
+
+
+def notes_along(
     repo: pygit2.Repository, commit: pygit2.Commit, ref: str = NOTES_REF
-) -> tuple[str, int, bytes] | None:
-    """(commit, commits back, blob) of the generation on `commit`, else on its nearest indexed
-    ancestor; None when neither it nor any ancestor is indexed."""
-    try:
-        return str(commit.id), 0, read_note(repo, str(commit.id), ref)
-    except GenerationNotFoundError:
-        noted = {n.commit for n in NotesStore(repo, ref).entries()}
-        nearest = nearest_noted_ancestor(repo, commit, noted) if noted else None
-        if nearest is None:
-            return None
-        return nearest[0], nearest[1], read_note(repo, nearest[0], ref)
+) -> Iterator[tuple[str, int, bytes]]:
+    """(commit, commits back, blob) of the note on `commit`, then of its indexed ancestors, nearest first."""
+    store = NotesStore(repo, ref)
+    asked = str(commit.id)
+    blob = store.read(asked)
+    if blob is not None:
+        yield asked, 0, blob
+    noted = {n.commit for n in store.entries()} - {asked}
+    if noted:
+        for ancestor, behind in noted_ancestors(repo, commit, noted):
+            found = store.read(ancestor)
+            if found is not None:
+                yield ancestor, behind, found
+
+
+def nearest_generation(repo: pygit2.Repository, commit: pygit2.Commit, ref: str = NOTES_REF) -> Found | None:
+    """The readable generation nearest to `commit` (itself first); a corrupt or unreadable note is
+    passed over, and said, rather than hiding the good ones behind it. None when there is none."""
+    passed: list[str] = []
+    for indexed, behind, blob in notes_along(repo, commit, ref):
+        try:
+            columns = decode_columns(blob, note_location(indexed, ref))
+        except (CorruptGenerationError, UnsupportedFormatError) as err:
+            passed.append(str(err))
+            continue
+        return Found(indexed, behind, blob, columns, tuple(passed))
+    if passed:
+        raise CorruptGenerationError(note_location(str(commit.id), ref),
+                                     f"no readable generation is on it or its ancestors ({passed[0]})")  # fmt: skip
+    return None
 
 
 def load_repository(path: str, ref: str = NOTES_REF) -> LoadedRepository:
-    """The generation of HEAD of the repository at `path`, or of its nearest indexed ancestor."""
+    """The generation of HEAD of the repository at `path`, or of its nearest readable indexed ancestor."""
     repo = open_repository(path)
-    root = os.path.realpath(repo.workdir or repo.path)
-    if repo.head_is_unborn:
+    root = root_of(repo)
+    head = head_commit(repo)
+    if head is None:
         raise GenerationNotFoundError(root, "the repository has no commits yet; commit and run `kivgraph index`.")
-    head = repo.head.peel(pygit2.Commit)
     found = nearest_generation(repo, head, ref)
     if found is None:
         raise GenerationNotFoundError(
             f"{root} (HEAD {str(head.id)[:12]})",
             "neither HEAD nor any ancestor is indexed; run `kivgraph index` there.",
         )
-    commit, behind, blob = found
-    return loaded_from(root, commit, blob, ref, freshness(repo, commit, behind))
+    return loaded_from(root, found, ref, freshness(repo, found.commit, found.behind, found.passed_over))
 
 
-def loaded_from(root: str, commit: str, blob: bytes, ref: str, state: Freshness) -> LoadedRepository:
-    """A generation read from the note on `commit`, decoded."""
-    location = note_location(commit, ref)
-    columns = decode_columns(blob, location)
-    return LoadedRepository(columns.header.repository, root, location, columns, len(blob), state)
+def loaded_from(root: str, found: Found, ref: str, state: "Freshness") -> LoadedRepository:
+    """The LoadedRepository of a generation found in notes."""
+    location = note_location(found.commit, ref)
+    return LoadedRepository(found.columns.header.repository, root, location, found.columns, len(found.blob), state)
 
 
 def load_file(path: str, root: str = "") -> LoadedRepository:
@@ -102,35 +142,29 @@ def load_file(path: str, root: str = "") -> LoadedRepository:
     return LoadedRepository(name, root, path, columns, len(blob), state)
 
 
-def freshness(repo: pygit2.Repository, indexed: str, behind: int) -> Freshness:
+def freshness(repo: pygit2.Repository, indexed: str, behind: int, passed_over: tuple[str, ...] = ()) -> Freshness:
     """Compare the indexed commit with HEAD now (`behind` < 0: count the commits between)."""
     if not indexed:
         return Freshness("", "", "", False, "the generation records no commit (a working-tree index); "
                          "it cannot be compared")  # fmt: skip
-    try:
-        head = repo.head.peel(pygit2.Commit)
-        branch = "" if repo.head_is_detached else repo.head.shorthand
-    except (pygit2.GitError, KeyError, ValueError) as err:
-        return Freshness(indexed, "", "", False, f"the working tree could not be compared with the graph: {err}")
+    head = head_commit(repo)
+    if head is None:
+        return Freshness(indexed, "", "", False, "the working tree could not be compared with the graph: it has "
+                         "no HEAD commit")  # fmt: skip
+    branch = branch_name(repo)
     current = str(head.id)
+    skipped = "".join(f"; passed over: {problem}" for problem in passed_over)
     if current == indexed:
-        return Freshness(indexed, current, branch, False, "")
+        return Freshness(indexed, current, branch, bool(passed_over), skipped.removeprefix("; "))
     if behind < 0:
-        try:
-            ahead, _ = repo.ahead_behind(head.id, pygit2.Oid(hex=indexed))
-            behind = ahead
-        except (pygit2.GitError, ValueError, KeyError):
-            behind = 0
-    try:
-        old = repo[pygit2.Oid(hex=indexed)].peel(pygit2.Commit)
-        changed = len(old.tree.diff_to_tree(head.tree))
-    except (pygit2.GitError, ValueError, KeyError):
-        changed = 0
+        behind = commits_between(repo, current, indexed)
+    changed = files_changed(repo, indexed, current)
     where = f"on {branch}" if branch else "on a detached HEAD"
     detail = (
         f"indexed at commit {indexed[:7]}, the tree is now at {current[:7]} {where}"
         + (f", {behind} commit{'s' if behind != 1 else ''} later" if behind else "")
         + (f", {changed} file{'s' if changed != 1 else ''} changed since" if changed else "")
+        + skipped
     )
     return Freshness(indexed, current, branch, True, detail, behind, changed)
 

@@ -13,26 +13,20 @@ branch head from `git ls-remote`, the notes ref fetched into a small cache — n
 
 import hashlib
 import os
-import subprocess
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
-import pygit2
-
 from kivgraph.derived import is_derived
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.errors import KivgraphError
 from kivgraph.graph.load import Freshness, LoadedRepository, load_repository
-from kivgraph.store import NOTES_REF, note_location
+from kivgraph.store import NOTES_REF
 from kivgraph.store.codec import decode_columns
-from kivgraph.store.notes import NotesStore, nearest_noted_ancestor
+from kivgraph.store.sync import remote_note
 
 WORKSPACE_FILE = "kivgraph.toml"
-GIT_TIMEOUT = 300.0
-HISTORY_DEPTH = 200
-"""Commits of a remote branch fetched (only when its head has no note) to find the nearest indexed one."""
 KEYS = frozenset({"path", "url", "branch", "name"})
 
 
@@ -125,84 +119,13 @@ def remotes_cache() -> Path:
 def load_remote(url: str, branch: str = "", cache: Path | None = None, ref: str = NOTES_REF) -> LoadedRepository:
     """A remote repository's generation for the head of `branch`, from its own notes."""
     store_dir = (cache or remotes_cache()) / (hashlib.sha1(url.encode()).hexdigest()[:16] + ".git")
-    if not (store_dir / "HEAD").exists():
-        store_dir.mkdir(parents=True, exist_ok=True)
-        pygit2.init_repository(str(store_dir), bare=True)
-    head, branch_ref = _remote_head(url, branch)
-    fetched = _git(store_dir, "fetch", "--no-tags", "--quiet", url, f"+{ref}:{ref}")
-    if fetched.returncode != 0:
-        if "couldn't find remote ref" in fetched.stderr:
-            raise GenerationNotFoundError(f"{url} ({branch_ref})", "the repository publishes no generations "
-                                          f"({ref}); index it there and push the notes.")  # fmt: skip
-        raise WorkspaceError(f"cannot fetch {ref} from {url}: {_first_line(fetched.stderr)}")
-    repo = pygit2.Repository(str(store_dir))
-    notes = NotesStore(repo, ref)
-    blob = notes.read(head)
-    commit, behind = head, 0
-    if blob is None:
-        local_ref = f"refs/kivgraph/heads/{hashlib.sha1(branch_ref.encode()).hexdigest()[:8]}"
-        history = _git(store_dir, "fetch", "--no-tags", "--quiet", f"--depth={HISTORY_DEPTH}", url,
-                       f"+{branch_ref}:{local_ref}")  # fmt: skip
-        if history.returncode != 0:
-            raise WorkspaceError(f"cannot fetch the history of {branch_ref} from {url}: "
-                                 f"{_first_line(history.stderr)}")  # fmt: skip
-        noted = {n.commit for n in notes.entries()}
-        tip = repo.get(head)
-        nearest = nearest_noted_ancestor(repo, tip.peel(pygit2.Commit), noted) if noted and tip is not None else None
-        if nearest is None:
-            raise GenerationNotFoundError(f"{url} ({branch_ref} at {head[:12]})", "neither the branch head nor "
-                                          f"its last {HISTORY_DEPTH} commits are indexed.")  # fmt: skip
-        commit, behind = nearest
-        blob = notes.read(commit)
-        assert blob is not None
-    location = f"{url} {note_location(commit, ref)}"
-    columns = decode_columns(blob, location)
-    detail = "" if commit == head else (
-        f"indexed at commit {commit[:7]}, {branch_ref} is now at {head[:7]}, {behind} commit"
-        f"{'s' if behind != 1 else ''} later"
+    found = remote_note(url, branch, store_dir, ref)
+    columns = decode_columns(found.blob, found.location)
+    moved = found.commit != found.head
+    detail = "" if not moved else (
+        f"indexed at commit {found.commit[:7]}, {found.branch_ref} is now at {found.head[:7]}, {found.behind} "
+        f"commit{'s' if found.behind != 1 else ''} later"
     )  # fmt: skip
-    state = Freshness(commit, head, branch_ref.removeprefix("refs/heads/"), commit != head, detail, behind)
-    return LoadedRepository(columns.header.repository, "", location, columns, len(blob), state)
-
-
-def _remote_head(url: str, branch: str) -> tuple[str, str]:
-    """(commit, full ref) of the branch on the remote; without one, its default branch (HEAD), else
-    its only branch, else `main` or `master`."""
-    done = _git(None, "ls-remote", "--symref", url, *([f"refs/heads/{branch}"] if branch else []))
-    if done.returncode != 0:
-        raise WorkspaceError(f"cannot reach {url}: {_first_line(done.stderr)}")
-    heads: dict[str, str] = {}
-    default = ""
-    for line in done.stdout.splitlines():
-        if line.startswith("ref: ") and line.endswith("\tHEAD"):
-            default = line.split()[1]
-        elif "\t" in line:
-            sha, _, name = line.partition("\t")
-            heads[name] = sha
-    if branch:
-        wanted = f"refs/heads/{branch}"
-        if wanted not in heads:
-            raise WorkspaceError(f"{url} has no branch {branch!r}.")
-        return heads[wanted], wanted
-    branches = {name: sha for name, sha in heads.items() if name.startswith("refs/heads/")}
-    for name in (default, *(list(branches) if len(branches) == 1 else []), "refs/heads/main", "refs/heads/master"):
-        if name in branches:
-            return branches[name], name
-    raise WorkspaceError(f'{url} has no default branch; name one with branch = "…".')
-
-
-def _git(cwd: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-                              env=environment, check=False)  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(["git", *args], 1, "", f"git {args[0]} timed out after {GIT_TIMEOUT:g}s")
-    except OSError as err:
-        raise InvalidArgumentError(f"cannot run git: {err.strerror}.") from err
-
-
-def _first_line(stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (errors or lines or ["no message"])[0]
+    branch_name = found.branch_ref.removeprefix("refs/heads/")
+    state = Freshness(found.commit, found.head, branch_name, moved, detail, found.behind)
+    return LoadedRepository(columns.header.repository, "", found.location, columns, len(found.blob), state)

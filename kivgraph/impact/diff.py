@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import language_of
 from kivgraph.languages.treesitter import parse_tree, parser
 from kivgraph.model import Language
+from kivgraph.store.git import changed_lines, prefetch, read_blob, tree_changes, worktree_changes
 
 GRAMMAR = {
     Language.PYTHON: "python",
@@ -43,67 +43,27 @@ class FileChange:
         return self.new_path or self.old_path
 
 
-STATUS = {
-    pygit2.enums.DeltaStatus.ADDED: "added",
-    pygit2.enums.DeltaStatus.UNTRACKED: "added",
-    pygit2.enums.DeltaStatus.DELETED: "deleted",
-    pygit2.enums.DeltaStatus.MODIFIED: "modified",
-    pygit2.enums.DeltaStatus.RENAMED: "renamed",
-    pygit2.enums.DeltaStatus.COPIED: "added",
-    pygit2.enums.DeltaStatus.TYPECHANGE: "modified",
-}
-
-
 def changed_files(repo: pygit2.Repository, base: pygit2.Commit, head: pygit2.Commit | None) -> list[FileChange]:
     """Files of a known language changed between `base` and `head` (None: the working tree)."""
-    if head is None:
-        if not repo.workdir:
-            raise InvalidArgumentError("a bare repository has no working tree to compare; pass --head REV.")
-        flags = (
-            pygit2.enums.DiffOption.INCLUDE_UNTRACKED
-            | pygit2.enums.DiffOption.RECURSE_UNTRACKED_DIRS
-            | pygit2.enums.DiffOption.SHOW_UNTRACKED_CONTENT
-        )
-        diff = base.tree.diff_to_workdir(flags=flags)
-    else:
-        diff = base.tree.diff_to_tree(head.tree)
-    diff.find_similar()
-    changes: list[FileChange] = []
+    paths = worktree_changes(repo, base) if head is None else tree_changes(repo, base, head)
+    paths = [p for p in paths if any(path and language_of(path) for path in (p.old_path, p.new_path))]
+    prefetch(repo, [oid for p in paths for oid in (p.old_oid, p.new_oid) if oid])
     root = repo.workdir or ""
-    for patch in diff:
-        if patch is None:
-            continue
-        delta = patch.delta
-        status = STATUS.get(delta.status)
-        if status is None:
-            continue
-        old_path = delta.old_file.path if status != "added" else ""
-        new_path = delta.new_file.path if status != "deleted" else ""
-        if not any(p and language_of(p) for p in (old_path, new_path)):
-            continue
-        change = FileChange(old_path, new_path, status, binary=bool(delta.is_binary))
-        for hunk in patch.hunks:
-            for line in hunk.lines:
-                if line.origin == "-" and line.old_lineno > 0:
-                    change.old_lines.add(line.old_lineno)
-                elif line.origin == "+" and line.new_lineno > 0:
-                    change.new_lines.add(line.new_lineno)
-        change.old_source = _blob_reader(repo, delta.old_file.id) if old_path else change.old_source
-        if new_path:
-            if head is None:
-                change.new_source = _disk_reader(os.path.join(root, new_path))
-            else:
-                change.new_source = _blob_reader(repo, delta.new_file.id)
+    changes: list[FileChange] = []
+    for p in paths:
+        change = FileChange(p.old_path, p.new_path, p.status)
+        if p.old_path:
+            change.old_source = _blob_reader(repo, p.old_oid)
+        if p.new_path:
+            on_disk = os.path.join(root, p.new_path)
+            change.new_source = _blob_reader(repo, p.new_oid) if p.new_oid else _disk_reader(on_disk)
+        change.old_lines, change.new_lines, change.binary = changed_lines(change.old_source(), change.new_source())
         changes.append(change)
     return changes
 
 
-def _blob_reader(repo: pygit2.Repository, oid: pygit2.Oid) -> Callable[[], bytes]:
-    def read() -> bytes:
-        blob = repo.get(oid)
-        return blob.data if isinstance(blob, pygit2.Blob) else b""
-
-    return read
+def _blob_reader(repo: pygit2.Repository, oid: str) -> Callable[[], bytes]:
+    return lambda: read_blob(repo, oid) if oid else b""
 
 
 def _disk_reader(path: str) -> Callable[[], bytes]:

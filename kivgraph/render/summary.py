@@ -64,6 +64,7 @@ def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
         "provenance": _counted(columns, "edges", "provenance", "provenance"),
         "unresolved_reasons": dict(sorted(unresolved_reasons.items(), key=lambda item: (-item[1], item[0]))),
         "files_with_unresolved": len(unresolved_files),
+        "submodules": [{"path": m.path, "commit": m.commit, "url": m.url} for m in h.submodules],
     }
 
 
@@ -108,4 +109,8 @@ def render_text(summary: dict[str, Any], color: bool) -> str:
         ("unresolved", "unresolved_reasons"),
     ):
         lines += _table(title, summary[key], color)
+    if summary["submodules"]:
+        lines.append(click.style("submodules (recorded, not indexed)", bold=True) if color else
+                     "submodules (recorded, not indexed)")  # fmt: skip
+        lines += [f"  {m['path']}  {m['commit'][:12]}  {m['url']}".rstrip() for m in summary["submodules"]]
     return "\n".join(lines)

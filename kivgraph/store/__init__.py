@@ -6,12 +6,16 @@ corrupt blob is reported where it lives.
 """
 
 import os
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import pygit2
 
-from kivgraph.errors import CorruptGenerationError, GenerationNotFoundError, KivgraphError
+from kivgraph.errors import GenerationNotFoundError, KivgraphError
 from kivgraph.model import Generation
-from kivgraph.store import codec
+from kivgraph.store import codec, envelope
+from kivgraph.store.git import is_descendant
 from kivgraph.store.notes import NOTES_REF, NotesStore
 
 
@@ -68,25 +72,104 @@ def load_from_file(path: str) -> Generation:
     return codec.decode(read_file(path), path)
 
 
-def newer(left: bytes, right: bytes, where: str) -> bool:
-    """True when `left` was created after `right`; a corrupt side always loses."""
+FUTURE_TOLERANCE = timedelta(days=1)
+"""A generation dated further ahead of this machine's clock than this is not trusted to be newer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What a merge knows of one stored generation, to rank it against another for the same commit."""
+
+    readable: bool
+    problem: str = ""
+    format_version: tuple[int, int] = (0, 0)
+    indexer_version: str = ""
+    created_at: str = ""
+    future: bool = False
+
+    def rank(self) -> tuple[object, ...]:
+        dated = "" if self.future else self.created_at
+        return (self.readable, self.format_version, _version_key(self.indexer_version), not self.future, dated)
+
+
+def standing(blob: bytes, where: str) -> Standing:
+    """A blob's standing: unreadable (why), else its format, kivgraph version and creation time."""
     try:
-        left_at = codec.created_at(left, where)
-    except CorruptGenerationError:
-        return False
+        header = codec.decode_columns(blob, where).header
+        version = envelope.read_envelope(blob, where)[0]
+    except KivgraphError as err:
+        return Standing(False, str(err))
     try:
-        right_at = codec.created_at(right, where)
-    except CorruptGenerationError:
-        return True
-    return left_at > right_at
+        made = datetime.fromisoformat(header.created_at.replace("Z", "+00:00"))
+        future = made > datetime.now(UTC) + FUTURE_TOLERANCE
+    except ValueError:
+        future = True  # an undatable generation is not trusted to be newer either
+    return Standing(True, "", version, header.indexer_version, header.created_at, future)
+
+
+def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+    """A dotted version as comparable parts (length, digits): numeric order without int() of
+    untrusted text, which a long enough run of digits would make slow or refuse."""
+    parts: list[tuple[int, str]] = []
+    for part in version.split("."):
+        leading = re.match(r"[0-9]+", part)
+        if leading is None:
+            break
+        digits = leading.group()
+        significant = digits.lstrip("0") or "0"
+        parts.append((len(significant), significant))
+    return tuple(parts)
+
+
+def choose(ours: bytes, theirs: bytes, where: str) -> tuple[bool, str]:
+    """(True when theirs should replace ours, why). A readable generation beats an unreadable one;
+    then the newer storage format, then the newer kivgraph, then a plausible date over one in the
+    future, then the later index run. Ties keep ours."""
+    mine, other = standing(ours, where), standing(theirs, where)
+    take = other.rank() > mine.rank()
+    winner, loser = (other, mine) if take else (mine, other)
+    side = "theirs" if take else "ours"
+    if winner.rank() == loser.rank():
+        return False, "both are the same standing; ours kept"
+    if not loser.readable:
+        return take, f"{side} {'taken' if take else 'kept'}: the other is unreadable ({loser.problem})"
+    if winner.format_version != loser.format_version:
+        return take, f"{side} won: storage format {_dotted(winner.format_version)} over {_dotted(loser.format_version)}"
+    if _version_key(winner.indexer_version) != _version_key(loser.indexer_version):
+        return take, f"{side} won: built by kivgraph {winner.indexer_version} over {loser.indexer_version}"
+    if loser.future:
+        return take, f"{side} won: the other is dated {loser.created_at}, in the future, and is not trusted"
+    return take, f"{side} won: indexed later ({winner.created_at} over {loser.created_at})"
+
+
+def _dotted(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+@dataclass(slots=True)
+class MergeReport:
+    """What a notes merge did: counts, and one line per commit where both sides held a note."""
+
+    added: int = 0
+    replaced: int = 0
+    kept: int = 0
+    decisions: list[str] = field(default_factory=list[str])
+
+    def counts(self) -> dict[str, int]:
+        return {"added": self.added, "replaced": self.replaced, "kept": self.kept}
+
+    def __add__(self, other: "MergeReport") -> "MergeReport":
+        return MergeReport(self.added + other.added, self.replaced + other.replaced, self.kept + other.kept,
+                           self.decisions + other.decisions)  # fmt: skip
 
 
 __all__ = [
     "NOTES_REF",
     "load_from_file",
     "load_from_notes",
+    "MergeReport",
+    "choose",
     "merge_notes",
-    "newer",
     "note_location",
     "read_file",
     "read_note",
@@ -95,37 +178,41 @@ __all__ = [
 ]
 
 
-def merge_notes(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> dict[str, int]:
-    """Merge `other_ref` into `ref` per commit; where both hold a note, the newest generation wins.
+def merge_notes(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> MergeReport:
+    """Merge `other_ref` into `ref` per commit; where both hold a note, `choose` decides.
 
     Never the text strategies of `git notes merge` (they concatenate, which corrupts binary
-    notes). Returns counts: added, replaced, kept.
+    notes). The merge commit has both tips as parents, so a push of it is a fast-forward.
     """
     ours, theirs = NotesStore(repo, ref), NotesStore(repo, other_ref)
     their_tip = theirs.tip()
-    counts = {"added": 0, "replaced": 0, "kept": 0}
+    report = MergeReport()
     if their_tip is None:
-        return counts
+        return report
     our_tip = ours.tip()
-    if our_tip is not None and (our_tip == their_tip or repo.descendant_of(our_tip, their_tip)):
-        return counts
+    if our_tip is not None and (our_tip == their_tip or is_descendant(repo, our_tip, their_tip)):
+        return report
     incoming = list(theirs.entries())
 
     def merge(notes: dict[str, str]) -> None:
         # Applied to our notes as they are when the ref is swapped (rerun if a writer moved it), so
         # a note written locally meanwhile is never dropped.
-        counts.update(added=0, replaced=0, kept=0)
+        nonlocal report
+        report = MergeReport()
         for note in incoming:
             current = notes.get(note.commit)
             if current is None:
                 notes[note.commit] = note.blob
-                counts["added"] += 1
+                report.added += 1
             elif current != note.blob:
-                if newer(theirs.blob(note.blob), ours.blob(current), note_location(note.commit, other_ref)):
+                where = note_location(note.commit, other_ref)
+                take, why = choose(ours.blob(current), theirs.blob(note.blob), where)
+                report.decisions.append(f"{note.commit[:12]}: {why}")
+                if take:
                     notes[note.commit] = note.blob
-                    counts["replaced"] += 1
+                    report.replaced += 1
                 else:
-                    counts["kept"] += 1
+                    report.kept += 1
 
     ours.update(merge, f"kivgraph: merge {other_ref} into {ref}", [their_tip])
-    return counts
+    return report

@@ -6,47 +6,21 @@ commit itself, because `create_note` only takes text. Knows nothing of CBOR: it 
 """
 
 import random
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pygit2
 
-from kivgraph.errors import (
-    EmptyRepositoryError,
-    NotARepositoryError,
-    NotesError,
-    UnknownRevisionError,
-)
+from kivgraph.errors import GitFailedError, NotesError
+from kivgraph.store.git import GitErrors, compare_and_swap, lookup, prefetch, read_blob, stale_lock
 
 NOTES_REF = "refs/notes/kivgraph"
 FANOUT_THRESHOLD = 256
 """Above this many notes, entries are written as `ab/cdef…` as git itself does."""
 UPDATE_ATTEMPTS = 40
 """Compare-and-swap retries before giving up; each lost race backs off a little, with jitter."""
-
-
-def open_repository(path: str) -> pygit2.Repository:
-    found = pygit2.discover_repository(path)
-    if found is None:
-        raise NotARepositoryError(path)
-    try:
-        return pygit2.Repository(found)
-    except pygit2.GitError as err:
-        raise NotARepositoryError(path) from err
-
-
-def resolve_commit(repo: pygit2.Repository, revision: str) -> pygit2.Commit:
-    """The commit a revision names (`HEAD`, a branch, a tag, a SHA prefix)."""
-    if repo.head_is_unborn and revision in ("HEAD", "@"):
-        raise EmptyRepositoryError(repo.workdir or repo.path)
-    try:
-        obj = repo.revparse_single(revision)
-        commit = obj.peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as err:
-        raise UnknownRevisionError(revision, repo.workdir or repo.path) from err
-    return commit
+HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +37,31 @@ class NotesStore:
         self.ref = ref
 
     def _tip(self) -> pygit2.Commit | None:
+        """The notes commit the ref points at; anything else there is refused and left alone."""
         try:
             reference = self.repo.references.get(self.ref)
-        except pygit2.GitError as err:
+        except GitErrors as err:
             raise NotesError(f"the notes ref {self.ref} cannot be read ({err}).") from err
         if reference is None:
             return None
-        try:
-            return reference.peel(pygit2.Commit)
-        except (pygit2.GitError, ValueError, KeyError) as err:
+        leave = (
+            f"kivgraph will neither read nor write through it. Inspect it with `git show-ref {self.ref}` and move it "
+            f"aside (`git update-ref -d --no-deref {self.ref}`) once nothing there is needed."
+        )
+        if reference.type == pygit2.enums.ReferenceType.SYMBOLIC:
+            raise NotesError(f"{self.ref} is a symbolic ref to {reference.target}, not a notes commit; {leave}")
+        target = lookup(self.repo, reference.target)
+        if not isinstance(target, pygit2.Commit):
+            what = "a missing object" if target is None else f"a {type(target).__name__.lower()}"
+            if isinstance(target, pygit2.Tag):
+                what = f"the annotated tag {target.name!r} (a tag object, not a commit)"
+            raise NotesError(f"{self.ref} points at {reference.target}, {what}, not a notes commit; {leave}")
+        if not _is_notes_tree(target.tree):
             raise NotesError(
-                f"{self.ref} points at {reference.target}, which is not a notes commit; kivgraph will not "
-                f"write over it. Inspect it with `git cat-file -t {reference.target}` and move it aside "
-                f"(`git update-ref -d {self.ref}`) once nothing there is needed."
-            ) from err
+                f"{self.ref} points at commit {str(target.id)[:12]}, whose tree is not a notes tree (it holds files "
+                f"that do not name commits); {leave}"
+            )
+        return target
 
     def entries(self) -> Iterator[StoredNote]:
         """Every (commit, blob) under the ref, whatever its fan-out layout."""
@@ -86,20 +71,22 @@ class NotesStore:
         yield from self._walk(tip.tree, "")
 
     def _walk(self, tree: pygit2.Tree, prefix: str) -> Iterator[StoredNote]:
+        # By file mode, not by reading objects: a partial clone may not have the blobs yet.
         for entry in tree:
             name = prefix + (entry.name or "")
-            obj = self.repo[entry.id]
-            if isinstance(obj, pygit2.Tree):
-                yield from self._walk(obj, name)
-            elif isinstance(obj, pygit2.Blob) and len(name) == 40:
+            if entry.filemode == pygit2.enums.FileMode.TREE:
+                sub = self.repo.get(entry.id)
+                if isinstance(sub, pygit2.Tree):
+                    yield from self._walk(sub, name)
+            elif len(name) == 40:
                 yield StoredNote(name, str(entry.id))
 
     def blob(self, oid: str) -> bytes:
         """The bytes of a stored note by its blob id (as `entries` names it)."""
-        obj = self.repo[oid]
-        if not isinstance(obj, pygit2.Blob):
-            raise NotesError(f"{self.ref} names {oid} as a note, but it is not a blob.")
-        return obj.data
+        try:
+            return read_blob(self.repo, oid)
+        except GitFailedError as err:
+            raise NotesError(f"{self.ref} names {oid[:12]} as a note, but it cannot be read: {err}") from err
 
     def read(self, commit: str) -> bytes | None:
         """The note's exact bytes, or None when this commit has no note."""
@@ -110,12 +97,12 @@ class NotesStore:
         rest = commit
         while True:
             if rest in tree:
-                obj = self.repo[tree[rest].id]
-                return obj.data if isinstance(obj, pygit2.Blob) else None
+                entry = tree[rest]
+                return None if entry.filemode == pygit2.enums.FileMode.TREE else self.blob(str(entry.id))
             head, rest = rest[:2], rest[2:]
             if not rest or head not in tree:
                 return None
-            sub = self.repo[tree[head].id]
+            sub = self.repo.get(tree[head].id)
             if not isinstance(sub, pygit2.Tree):
                 return None
             tree = sub
@@ -138,23 +125,18 @@ class NotesStore:
             tree = self._build_tree(notes)
             parents = ([tip.id] if tip is not None else []) + [pygit2.Oid(hex=p) for p in extra or []]
             signature = self._signature()
-            new = self.repo.create_commit(None, signature, signature, message, tree, parents)
-            old = str(tip.id) if tip is not None else "0" * 40
-            # Compare-and-swap: a concurrent writer makes this fail, and we rebuild on its tip.
-            done = subprocess.run(
-                ["git", "update-ref", "-m", message, self.ref, str(new), old],
-                cwd=self.repo.path,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                check=False,
-            )
-            if done.returncode == 0:
-                return str(new)
+            new = str(self.repo.create_commit(None, signature, signature, message, tree, parents))
+            if compare_and_swap(self.repo, self.ref, new, str(tip.id) if tip is not None else None, message):
+                return new
+            # A concurrent writer won the race: rebuild on its tip.
             time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
+        lock = stale_lock(self.repo, self.ref)
+        if lock:
+            raise NotesError(f"{self.ref} could not be updated: {lock}")
         raise NotesError(f"{self.ref} kept moving under concurrent writers; the note was not written, retry.")
 
     def _build_tree(self, notes: dict[str, str]) -> pygit2.Oid:
+        prefetch(self.repo, notes.values())  # a partial clone fetched the notes tree without its blobs
         index = pygit2.Index()
         fanout = len(notes) > FANOUT_THRESHOLD
         for commit, blob in notes.items():
@@ -173,14 +155,10 @@ class NotesStore:
         return None if tip is None else str(tip.id)
 
 
-def nearest_noted_ancestor(
-    repo: pygit2.Repository, commit: pygit2.Commit, noted: set[str], limit: int = 10_000
-) -> tuple[str, int] | None:
-    """The closest ancestor of `commit` (itself included) that has a note, and how many commits back."""
-    walker = repo.walk(commit.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
-    for distance, ancestor in enumerate(walker):
-        if str(ancestor.id) in noted:
-            return str(ancestor.id), distance
-        if distance >= limit:
-            break
-    return None
+def _is_notes_tree(tree: pygit2.Tree) -> bool:
+    """Every top-level entry names a commit (40 hex) or a fan-out directory (2 hex), as git writes them."""
+    for entry in tree:
+        name = entry.name or ""
+        if len(name) not in (2, 40) or not set(name) <= HEX:
+            return False
+    return True

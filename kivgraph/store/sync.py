@@ -1,24 +1,33 @@
-"""Moving the notes ref between clones: fetch → merge (newest generation wins per commit) → push, retried.
+"""Git over the network: moving the notes ref between clones (fetch → merge per commit → push,
+retried) and reading another repository's notes without cloning it (ls-remote + a notes fetch).
 
-Owns the `git fetch` / `git push` subprocesses and the retry loop around a rejected push. Never
-force-pushes, never uses `git notes merge` (its text strategies corrupt binary notes), and moves our
-notes ref only by compare-and-swap, so a failed fetch or push loses nothing local. No CBOR here.
+Never force-pushes, never uses `git notes merge` (its text strategies corrupt binary notes), and
+moves our notes ref only by compare-and-swap, so a failed fetch or push loses nothing local.
 """
 
-import os
+import hashlib
 import random
-import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pygit2
 
-from kivgraph.errors import InvalidArgumentError, NotesError
-from kivgraph.store import merge_notes
-from kivgraph.store.notes import NOTES_REF, UPDATE_ATTEMPTS, NotesStore, open_repository
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, NotesError
+from kivgraph.store import MergeReport, choose, merge_notes, note_location
+from kivgraph.store.git import (
+    compare_and_swap,
+    first_line,
+    git_dir,
+    init_bare,
+    is_descendant,
+    lookup,
+    noted_ancestors,
+    open_repository,
+    run_git,
+)
+from kivgraph.store.notes import NOTES_REF, UPDATE_ATTEMPTS, NotesStore
 
-GIT_TIMEOUT = 300.0
-"""Seconds one `git fetch` or `git push` may take before the remote is reported unreachable."""
 BACKOFF_BASE = 0.05
 BACKOFF_CAP = 2.0
 """A rejected push waits up to BACKOFF_BASE · 2^(attempt-1) seconds (capped), jittered, before retrying."""
@@ -27,7 +36,9 @@ RETRYABLE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot 
 
 The first two come from our side's fast-forward check; the others from the remote's own
 compare-and-swap when another push landed between its ref advertisement and its update."""
-ZERO = "0" * 40
+HISTORY_DEPTH = 200
+"""Commits of a remote branch fetched (only when its head has no note) to find the nearest indexed one."""
+_ADVICE = "check the remote with `git remote -v` and your access to it; nothing local was changed."
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +46,11 @@ class SyncResult:
     remote: str
     fetched: int
     """Notes (commits) the remote had at the last fetch; 0 when nothing was fetched."""
-    merged: dict[str, int]
-    """merge_notes' counts (added, replaced, kept), summed over every merge this call made."""
-    pushed: bool
+    merged: MergeReport = field(default_factory=MergeReport)
+    """What the merges of this call did: counts and, per commit held on both sides, who won and why."""
+    pushed: bool = False
     """True when the remote's ref moved to ours; False when it already had it, or we had no notes."""
-    attempts: int
+    attempts: int = 0
     """Push attempts: 1 when the first push landed, 0 for a fetch or when there was nothing to push."""
 
 
@@ -56,7 +67,7 @@ def tracking_ref(remote: str, ref: str = NOTES_REF) -> str:
 
 def fetch_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF) -> SyncResult:
     """Fetch the remote's notes into `refs/notes/remotes/<remote>/<name>` (never straight into ours),
-    then merge them into `ref`, newest generation winning per commit.
+    then merge them into `ref` (store.choose decides per commit held on both sides).
 
     A remote without the notes ref is not an error (fetched=0). A fetch that fails (unknown remote,
     unreachable URL, refused credentials) raises NotesError and changes nothing local.
@@ -64,7 +75,7 @@ def fetch_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF) ->
     repo = open_repository(repo_path)
     NotesStore(repo, ref).tip()  # refuse a corrupt local ref before touching the network
     fetched, merged = _fetch_and_merge(repo, remote, ref)
-    return SyncResult(remote, fetched, merged, pushed=False, attempts=0)
+    return SyncResult(remote, fetched, merged)
 
 
 def push_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF, attempts: int = 10) -> SyncResult:
@@ -80,8 +91,9 @@ def push_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF, att
     repo = open_repository(repo_path)
     tracking_ref(remote, ref)  # a remote that cannot be tracked is refused before the first push
     if NotesStore(repo, ref).tip() is None:
-        return SyncResult(remote, 0, _no_merge(), pushed=False, attempts=0)
-    fetched, merged = 0, _no_merge()
+        _known_remote(repo, remote)
+        return SyncResult(remote, 0)
+    fetched, merged = 0, MergeReport()
     reason = ""
     for attempt in range(1, attempts + 1):
         outcome, reason = _push(repo, remote, ref)
@@ -90,69 +102,79 @@ def push_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF, att
         if attempt == attempts:
             break
         time.sleep(random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))))
-        fetched, counts = _fetch_and_merge(repo, remote, ref)
-        merged = {key: merged.get(key, 0) + value for key, value in counts.items()}
+        fetched, report = _fetch_and_merge(repo, remote, ref)
+        merged = merged + report
     raise NotesError(
         f"remote {remote!r} kept moving: the push of {ref} was still rejected after {attempts} "
         f"attempt{'s' if attempts > 1 else ''} ({reason}); nothing local was lost, run the push again."
     )
 
 
-def _no_merge() -> dict[str, int]:
-    # merge_notes' keys, so callers read the same shape whether or not a merge ran.
-    return {"added": 0, "replaced": 0, "kept": 0}
+def _known_remote(repo: pygit2.Repository, remote: str) -> None:
+    """With nothing to push no network is needed, but a remote that is neither configured nor a
+    repository URL answering at that address is still a mistake worth saying."""
+    if remote in repo.remotes.names():
+        return
+    done = run_git(git_dir(repo), "ls-remote", "--exit-code", remote, "HEAD")
+    if done.returncode not in (0, 2):  # 2: it answered, and has no HEAD
+        raise NotesError(f"{remote!r} is not a configured remote nor a reachable repository ({first_line(done)}); "
+                         "see `git remote -v`.")  # fmt: skip
 
 
-def _fetch_and_merge(repo: pygit2.Repository, remote: str, ref: str) -> tuple[int, dict[str, int]]:
+def _fetch_and_merge(repo: pygit2.Repository, remote: str, ref: str) -> tuple[int, MergeReport]:
     tracking = tracking_ref(remote, ref)
-    done = _git(repo, "fetch", "--no-tags", "--no-write-fetch-head", remote, f"+{ref}:{tracking}", remote=remote)
+    done = run_git(git_dir(repo), "fetch", "--no-tags", "--no-write-fetch-head", remote, f"+{ref}:{tracking}")
     if done.returncode != 0:
         if "couldn't find remote ref" in done.stderr:
-            return 0, _no_merge()
-        raise NotesError(f"cannot fetch {ref} from remote {remote!r}: {_first_line(done)}; {_ADVICE}")
+            return 0, MergeReport()
+        raise NotesError(f"cannot fetch {ref} from remote {remote!r}: {first_line(done)}; {_ADVICE}")
     fetched = sum(1 for _ in NotesStore(repo, tracking).entries())
     return fetched, merge_into(repo, tracking, ref)
 
 
-def merge_into(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> dict[str, int]:
-    """Merge `other_ref` into `ref`: fast-forward when nothing was written on our side since (as
-    git would, instead of a merge commit of identical content on every fetch), else merge_notes
-    (newest generation wins per commit, rebuilt on the tip a concurrent local writer leaves)."""
+def merge_into(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> MergeReport:
+    """Merge `other_ref` into `ref`: fast-forward when nothing was written on our side since and
+    every note it replaces loses to the incoming one (as git would, instead of a merge commit of
+    identical content on every fetch); else merge_notes, which keeps ours where ours wins."""
     ours, theirs = NotesStore(repo, ref), NotesStore(repo, other_ref)
     their_tip = theirs.tip()
     if their_tip is None:
-        return _no_merge()
+        return MergeReport()
     for attempt in range(UPDATE_ATTEMPTS):
         our_tip = ours.tip()
-        if our_tip is not None and (our_tip == their_tip or repo.descendant_of(our_tip, their_tip)):
-            return _no_merge()
-        if our_tip is not None and not repo.descendant_of(their_tip, our_tip):
+        if our_tip is not None and (our_tip == their_tip or is_descendant(repo, our_tip, their_tip)):
+            return MergeReport()
+        if our_tip is not None and not is_descendant(repo, their_tip, our_tip):
             return merge_notes(repo, other_ref, ref)
-        counts = _fast_forward_counts(ours, theirs)
-        if _compare_and_swap(repo, ref, their_tip, our_tip, f"kivgraph: merge {other_ref} into {ref}"):
-            return counts
+        report = _fast_forward_report(ours, theirs, other_ref)
+        if report is None:
+            return merge_notes(repo, other_ref, ref)
+        if compare_and_swap(repo, ref, their_tip, our_tip, f"kivgraph: merge {other_ref} into {ref}"):
+            return report
         time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
     raise NotesError(f"{ref} kept moving under concurrent writers; {other_ref} was not merged into it, retry.")
 
 
-def _fast_forward_counts(ours: NotesStore, theirs: NotesStore) -> dict[str, int]:
+def _fast_forward_report(ours: NotesStore, theirs: NotesStore, other_ref: str) -> MergeReport | None:
+    """What a fast-forward would do; None when it would replace a note that must be kept."""
     mine = {note.commit: note.blob for note in ours.entries()}
-    counts = _no_merge()
+    report = MergeReport()
     for note in theirs.entries():
         if note.commit not in mine:
-            counts["added"] += 1
+            report.added += 1
         elif mine[note.commit] != note.blob:
-            counts["replaced"] += 1
-    return counts
-
-
-def _compare_and_swap(repo: pygit2.Repository, ref: str, new: str, old: str | None, message: str) -> bool:
-    return _git(repo, "update-ref", "-m", message, ref, new, old or ZERO).returncode == 0
+            where = note_location(note.commit, other_ref)
+            take, why = choose(ours.blob(mine[note.commit]), theirs.blob(note.blob), where)
+            if not take:
+                return None
+            report.replaced += 1
+            report.decisions.append(f"{note.commit[:12]}: {why}")
+    return report
 
 
 def _push(repo: pygit2.Repository, remote: str, ref: str) -> tuple[str, str]:
     """("pushed" | "up to date" | "rejected", git's summary); any other failure raises NotesError."""
-    done = _git(repo, "push", "--porcelain", remote, f"{ref}:{ref}", remote=remote)
+    done = run_git(git_dir(repo), "push", "--porcelain", remote, f"{ref}:{ref}")
     for line in done.stdout.splitlines():
         fields = line.split("\t")
         if len(fields) < 3 or fields[1] != f"{ref}:{ref}":
@@ -164,41 +186,81 @@ def _push(repo: pygit2.Repository, remote: str, ref: str) -> tuple[str, str]:
             return "up to date", summary
         if flag == "!" and any(reason in summary for reason in RETRYABLE):
             return "rejected", summary
-        raise NotesError(f"remote {remote!r} refused {ref}: {summary} ({_first_line(done)}); nothing was pushed.")
-    raise NotesError(f"cannot push {ref} to remote {remote!r}: {_first_line(done)}; {_ADVICE}")
+        raise NotesError(f"remote {remote!r} refused {ref}: {summary} ({first_line(done)}); nothing was pushed.")
+    raise NotesError(f"cannot push {ref} to remote {remote!r}: {first_line(done)}; {_ADVICE}")
 
 
-_ADVICE = "check the remote with `git remote -v` and your access to it; nothing local was changed."
+# -- another repository's notes, without a clone ---------------------------------------------------
 
 
-def _first_line(done: subprocess.CompletedProcess[str]) -> str:
-    """git's first error line (`fatal: …`, `error: …`), else its first line at all."""
-    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    first = (errors or lines or [f"git exited with status {done.returncode}"])[0]
-    return first.rstrip(".")
+class RemoteUnreadableError(NotesError):
+    code = "REMOTE_UNREADABLE"
 
 
-def _git(repo: pygit2.Repository, *args: str, remote: str = "") -> subprocess.CompletedProcess[str]:
-    # C locale: the stderr we match ("couldn't find remote ref") and quote is git's English text.
-    # No terminal prompt: a missing credential fails at once instead of hanging a CI job or a server.
-    env = {**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=repo.workdir or repo.path,
-            env=env,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as err:
-        raise NotesError(
-            f"git {args[0]} {remote!r} did not finish within {GIT_TIMEOUT:.0f} s; "
-            f"check that the remote is reachable. Nothing local was changed."
-        ) from err
-    except OSError as err:
-        raise NotesError(f"cannot run git ({err.strerror}); install git and make sure it is on PATH.") from err
+@dataclass(frozen=True, slots=True)
+class RemoteNote:
+    """The generation a remote branch answers with: the note on its head, else on the nearest
+    indexed commit of its recent history."""
+
+    commit: str
+    head: str
+    branch_ref: str
+    behind: int
+    blob: bytes
+    location: str
+
+
+def remote_note(url: str, branch: str, store_dir: Path, ref: str = NOTES_REF) -> RemoteNote:
+    """Read `url`'s notes into a small bare cache (`store_dir`) and pick the note for `branch`'s head."""
+    repo = init_bare(str(store_dir))
+    head, branch_ref = remote_head(url, branch)
+    fetched = run_git(str(store_dir), "fetch", "--no-tags", "--quiet", url, f"+{ref}:{ref}")
+    if fetched.returncode != 0:
+        if "couldn't find remote ref" in fetched.stderr:
+            raise GenerationNotFoundError(f"{url} ({branch_ref})", "the repository publishes no generations "
+                                          f"({ref}); index it there and push the notes.")  # fmt: skip
+        raise RemoteUnreadableError(f"cannot fetch {ref} from {url}: {first_line(fetched)}.")
+    notes = NotesStore(repo, ref)
+    blob = notes.read(head)
+    if blob is not None:
+        return RemoteNote(head, head, branch_ref, 0, blob, f"{url} {note_location(head, ref)}")
+    local_ref = f"refs/kivgraph/heads/{hashlib.sha1(branch_ref.encode()).hexdigest()[:8]}"
+    history = run_git(str(store_dir), "fetch", "--no-tags", "--quiet", f"--depth={HISTORY_DEPTH}", url,
+                      f"+{branch_ref}:{local_ref}")  # fmt: skip
+    if history.returncode != 0:
+        raise RemoteUnreadableError(f"cannot fetch the history of {branch_ref} from {url}: {first_line(history)}.")
+    tip = lookup(repo, head)
+    noted = {n.commit for n in notes.entries()}
+    if isinstance(tip, pygit2.Commit) and noted:
+        for commit, behind in noted_ancestors(repo, tip, noted):
+            blob = notes.read(commit)
+            if blob is not None:
+                return RemoteNote(commit, head, branch_ref, behind, blob, f"{url} {note_location(commit, ref)}")
+    raise GenerationNotFoundError(f"{url} ({branch_ref} at {head[:12]})", "neither the branch head nor "
+                                  f"its last {HISTORY_DEPTH} commits are indexed.")  # fmt: skip
+
+
+def remote_head(url: str, branch: str) -> tuple[str, str]:
+    """(commit, full ref) of the branch on the remote; without one, its default branch (HEAD), else
+    its only branch, else `main` or `master`."""
+    done = run_git(None, "ls-remote", "--symref", url, *([f"refs/heads/{branch}"] if branch else []))
+    if done.returncode != 0:
+        raise RemoteUnreadableError(f"cannot reach {url}: {first_line(done)}.")
+    heads: dict[str, str] = {}
+    default = ""
+    for line in done.stdout.splitlines():
+        if line.startswith("ref: ") and line.endswith("\tHEAD"):
+            default = line.split()[1]
+        elif "\t" in line:
+            sha, _, name = line.partition("\t")
+            heads[name] = sha
+    if branch:
+        wanted = f"refs/heads/{branch}"
+        if wanted not in heads:
+            raise RemoteUnreadableError(f"{url} has no branch {branch!r}.")
+        return heads[wanted], wanted
+    branches = {name: sha for name, sha in heads.items() if name.startswith("refs/heads/")}
+    for name in (default, *(list(branches) if len(branches) == 1 else []), "refs/heads/main", "refs/heads/master"):
+        if name in branches:
+            return branches[name], name
+    raise RemoteUnreadableError(f'{url} has no default branch; name one with branch = "…".')

@@ -16,7 +16,7 @@ import pytest
 from kivgraph.action import MARKER
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 from tests.action.actions import ActionRun, github_environment, run_action
 from tests.action.fake_github import FakeGitHub
 from tests.conftest import FIXTURES, Repo, git
@@ -365,3 +365,22 @@ def test_a_shallow_checkout_asks_for_the_full_history(pr: PullRequest, api: Fake
 
     assert run.step("analyze").returncode == 1 and api.requests == []
     assert f"::error::the head revision {head} is not in the checkout at .; check out with `fetch-depth: 0`" in run.log
+
+
+def test_a_partial_clone_checkout_is_analyzed_fetching_the_blobs_it_reads(pr: PullRequest, api: FakeGitHub):
+    # actions/checkout with `filter: blob:none`: every commit and tree, no blob beyond the checkout's.
+    pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    base, head, _ = pr.publish()
+    git(pr.origin, "config", "uploadpack.allowFilter", "true")
+    partial = pr.root / "partial" / "work" / "repo"
+    partial.parent.mkdir(parents=True)
+    git(partial.parent, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{pr.origin}", "repo")
+    git(partial, "fetch", "-q", "origin", f"+refs/pull/{NUMBER}/merge:refs/remotes/pull/{NUMBER}/merge")
+    git(partial, "checkout", "-q", "--detach", f"refs/remotes/pull/{NUMBER}/merge")
+    missing = git(partial, "rev-list", "--objects", "--missing=print", base)
+    assert any(line.startswith("?") for line in missing.splitlines()), "the base's blobs should be absent"
+
+    run = act(partial, api.url, "pull_request", pull_request_event(base, head))
+
+    assert run.step("analyze").returncode == 0, run.log
+    assert "Scale" in {symbol["qualified_name"] for symbol in report(run)["changed"]}

@@ -32,7 +32,7 @@ from kivgraph.indexing import index_repository
 from kivgraph.model import EdgeKind, SymbolKind
 from kivgraph.server import build_server
 from kivgraph.store import save_to_file, save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 

@@ -15,7 +15,7 @@ from kivgraph.graph.workspace import WorkspaceError, read_workspace
 from kivgraph.impact.analysis import analyze
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 

@@ -26,7 +26,7 @@ from kivgraph.graph.index import CONFIDENCES
 from kivgraph.graph.tools import TOOL_BY_NAME
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 

@@ -7,7 +7,8 @@ import pytest
 from kivgraph.errors import CorruptGenerationError, GenerationNotFoundError, NotesError
 from kivgraph.model import Generation
 from kivgraph.store import NOTES_REF, load_from_notes, merge_notes, save_to_notes
-from kivgraph.store.notes import FANOUT_THRESHOLD, NotesStore, nearest_noted_ancestor, open_repository
+from kivgraph.store.git import noted_ancestors, open_repository
+from kivgraph.store.notes import FANOUT_THRESHOLD, NotesStore
 from tests.store.test_codec import sample
 
 
@@ -122,8 +123,10 @@ def test_merging_notes_keeps_the_newest_generation_per_commit(make_repo):
     save_to_notes(pyrepo, with_header(sample(), shared, "2026-01-01T00:00:00.000000Z"))
     save_to_notes(pyrepo, with_header(sample(), shared, "2026-02-01T00:00:00.000000Z"), other)
     save_to_notes(pyrepo, with_header(sample(), only_theirs, "2026-01-05T00:00:00.000000Z"), other)
-    counts = merge_notes(pyrepo, other)
-    assert counts == {"added": 1, "replaced": 1, "kept": 0}
+    report = merge_notes(pyrepo, other)
+    assert report.counts() == {"added": 1, "replaced": 1, "kept": 0}
+    assert report.decisions == [f"{shared[:12]}: theirs won: indexed later (2026-02-01T00:00:00.000000Z over "
+                                "2026-01-01T00:00:00.000000Z)"]
     assert load_from_notes(pyrepo, shared).header.created_at == "2026-02-01T00:00:00.000000Z"
     assert load_from_notes(pyrepo, only_theirs).header.commit == only_theirs
     # The merge commit has both tips as parents, so pushing it is a fast-forward for the remote.
@@ -137,7 +140,7 @@ def test_merging_keeps_ours_when_theirs_is_older_or_corrupt(make_repo):
     other = "refs/notes/other"
     save_to_notes(pyrepo, with_header(sample(), commit, "2026-03-01T00:00:00.000000Z"))
     NotesStore(pyrepo, other).write(commit, b"corrupt")
-    assert merge_notes(pyrepo, other) == {"added": 0, "replaced": 0, "kept": 1}
+    assert merge_notes(pyrepo, other).counts() == {"added": 0, "replaced": 0, "kept": 1}
     assert load_from_notes(pyrepo, commit).header.created_at == "2026-03-01T00:00:00.000000Z"
 
 
@@ -147,5 +150,5 @@ def test_the_nearest_noted_ancestor_counts_commits_back(make_repo):
     repo.commit({"b.txt": "b"})
     head = repo.commit({"c.txt": "c"})
     pyrepo = open_repository(str(repo.path))
-    assert nearest_noted_ancestor(pyrepo, pyrepo[head], {noted}) == (noted, 2)
-    assert nearest_noted_ancestor(pyrepo, pyrepo[head], set()) is None
+    assert next(noted_ancestors(pyrepo, pyrepo[head], {noted})) == (noted, 2)
+    assert next(noted_ancestors(pyrepo, pyrepo[head], set()), None) is None

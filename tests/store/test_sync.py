@@ -4,12 +4,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import kivgraph.store.sync as sync
+from kivgraph.cli import cli
 from kivgraph.errors import InvalidArgumentError, NotesError
 from kivgraph.model import Generation
-from kivgraph.store import NOTES_REF, load_from_notes, save_to_notes
-from kivgraph.store.notes import NotesStore, open_repository
+from kivgraph.store import NOTES_REF, MergeReport, load_from_notes, save_to_notes
+from kivgraph.store.git import open_repository
+from kivgraph.store.notes import NotesStore
 from kivgraph.store.sync import SyncResult, fetch_notes, push_notes, tracking_ref
 from tests.conftest import Repo, git
 from tests.store.test_codec import sample
@@ -76,7 +79,7 @@ def test_fetch_into_an_empty_clone_brings_the_notes_byte_for_byte(remote: Remote
     blob = save(a, remote.commits[0])
     push_notes(str(a))
     result = fetch_notes(str(b))
-    assert result == SyncResult("origin", 1, {"added": 1, "replaced": 0, "kept": 0}, pushed=False, attempts=0)
+    assert result == SyncResult("origin", 1, MergeReport(1, 0, 0), pushed=False, attempts=0)
     assert shown(b, remote.commits[0]) == blob
     # Nothing was written on b's side, so its ref fast-forwards to the remote's: no extra commit.
     assert tip(b) == tip(b, TRACKING) == tip(remote.bare)
@@ -88,7 +91,7 @@ def test_fetch_keeps_the_notes_of_both_sides_for_different_commits(remote: Remot
     push_notes(str(a))
     ours = save(b, remote.commits[1])
     result = fetch_notes(str(b))
-    assert (result.fetched, result.merged) == (1, {"added": 1, "replaced": 0, "kept": 0})
+    assert (result.fetched, result.merged.counts()) == (1, {"added": 1, "replaced": 0, "kept": 0})
     assert (shown(b, remote.commits[0]), shown(b, remote.commits[1])) == (theirs, ours)
     git(b, "merge-base", "--is-ancestor", str(tip(remote.bare)), NOTES_REF)  # raises unless a descendant
 
@@ -106,17 +109,17 @@ def test_fetch_keeps_the_newer_generation_when_both_sides_noted_one_commit(
     save(a, commit, theirs_at)
     push_notes(str(a))
     save(b, commit, ours_at)
-    assert fetch_notes(str(b)).merged == counts
+    assert fetch_notes(str(b)).merged.counts() == counts
     assert load_from_notes(open_repository(str(b)), commit).header.created_at == max(ours_at, theirs_at)
 
 
 def test_a_push_rejected_because_the_remote_moved_lands_after_fetch_and_merge(remote: Remote):
     a, b = remote.clone("a"), remote.clone("b")
     first = save(a, remote.commits[0])
-    assert push_notes(str(a)) == SyncResult("origin", 0, {"added": 0, "replaced": 0, "kept": 0}, True, 1)
+    assert push_notes(str(a)) == SyncResult("origin", 0, MergeReport(0, 0, 0), True, 1)
     second = save(b, remote.commits[1])
     result = push_notes(str(b))
-    assert result == SyncResult("origin", 1, {"added": 1, "replaced": 0, "kept": 0}, pushed=True, attempts=2)
+    assert result == SyncResult("origin", 1, MergeReport(1, 0, 0), pushed=True, attempts=2)
     assert (shown(remote.bare, remote.commits[0]), shown(remote.bare, remote.commits[1])) == (first, second)
     assert tip(remote.bare) == tip(b)
 
@@ -162,7 +165,7 @@ def test_two_clones_pushing_at_once_both_land(remote: Remote):
 
 def test_a_remote_without_notes_fetches_nothing_and_a_push_creates_them(remote: Remote):
     clone = remote.clone("a")
-    assert fetch_notes(str(clone)) == SyncResult("origin", 0, {"added": 0, "replaced": 0, "kept": 0}, False, 0)
+    assert fetch_notes(str(clone)) == SyncResult("origin", 0, MergeReport(0, 0, 0), False, 0)
     assert tip(clone) is None and tip(clone, TRACKING) is None
     blob = save(clone, remote.commits[0])
     result = push_notes(str(clone))
@@ -181,7 +184,7 @@ def test_pushing_what_the_remote_already_has_changes_nothing(remote: Remote):
 def test_pushing_without_local_notes_contacts_no_remote(remote: Remote):
     clone = remote.clone("a")
     git(clone, "remote", "set-url", "origin", str(remote.root / "missing.git"))
-    assert push_notes(str(clone)) == SyncResult("origin", 0, {"added": 0, "replaced": 0, "kept": 0}, False, 0)
+    assert push_notes(str(clone)) == SyncResult("origin", 0, MergeReport(0, 0, 0), False, 0)
 
 
 @pytest.mark.parametrize("name", ["nope", "broken"])
@@ -269,6 +272,59 @@ def test_merging_into_an_unrelated_ref_keeps_both_tips_as_parents(remote: Remote
     save(clone, remote.commits[0])
     NotesStore(repo, other).write(remote.commits[1], b"\x00binary")
     ours_before, theirs_tip = tip(clone), tip(clone, other)
-    assert sync.merge_into(repo, other) == {"added": 1, "replaced": 0, "kept": 0}
+    assert sync.merge_into(repo, other).counts() == {"added": 1, "replaced": 0, "kept": 0}
     assert git(clone, "rev-list", "--parents", "-n1", NOTES_REF).split()[1:] == [ours_before, theirs_tip]
     assert shown(clone, remote.commits[1]) == b"\x00binary"
+
+
+def test_fetch_never_replaces_a_readable_note_with_a_corrupt_one_even_on_a_fast_forward(remote: Remote):
+    a, b = remote.clone("a"), remote.clone("b")
+    commit = remote.commits[0]
+    good = save(a, commit, JAN)
+    push_notes(str(a))
+    fetch_notes(str(b))
+    NotesStore(open_repository(str(a)), NOTES_REF).write(commit, b"corrupt")
+    push_notes(str(a))
+    result = fetch_notes(str(b))
+    assert result.merged.counts() == {"added": 0, "replaced": 0, "kept": 1}
+    assert "ours kept: the other is unreadable" in result.merged.decisions[0]
+    assert shown(b, commit) == good
+    # Our tip now holds the remote's as a parent, so the next push is still a fast-forward.
+    assert git(b, "rev-parse", f"{NOTES_REF}^2") == tip(b, TRACKING)
+
+
+def test_a_note_dated_in_the_future_loses_to_a_plausible_one_on_both_sides(remote: Remote):
+    a, b = remote.clone("a"), remote.clone("b")
+    commit = remote.commits[0]
+    save(a, commit, "9999-01-01T00:00:00.000000Z")
+    push_notes(str(a))
+    fresh = save(b, commit, FEB)
+    result = CliRunner().invoke(cli, ["notes", "fetch", "--repo", str(b)])
+    assert result.exit_code == 0, result.output
+    assert "merged: 1 kept" in result.stdout
+    dated = "ours won: the other is dated 9999-01-01T00:00:00.000000Z, in the future, and is not trusted"
+    assert dated in result.stdout
+    assert shown(b, commit) == fresh
+    push_notes(str(b))
+    assert fetch_notes(str(a)).merged.counts() == {"added": 0, "replaced": 1, "kept": 0}
+    assert shown(a, commit) == fresh
+
+
+def test_the_generation_built_by_the_newer_kivgraph_wins_over_a_later_date(remote: Remote):
+    a, b = remote.clone("a"), remote.clone("b")
+    commit = remote.commits[0]
+    newer = generation(commit, JAN)
+    newer = replace(newer, header=replace(newer.header, indexer_version="0.2.0"))
+    blob = save_to_notes(open_repository(str(a)), newer)
+    push_notes(str(a))
+    save(b, commit, MAR)
+    result = fetch_notes(str(b))
+    assert result.merged.decisions == [f"{commit[:12]}: theirs won: built by kivgraph 0.2.0 over 0.1.0"]
+    assert shown(b, commit) == blob
+
+
+def test_pushing_to_a_remote_that_does_not_exist_is_an_error(remote: Remote):
+    clone = remote.clone("a")
+    result = CliRunner().invoke(cli, ["notes", "push", "nope", "--repo", str(clone)])
+    assert result.exit_code == 1
+    assert "'nope' is not a configured remote nor a reachable repository" in result.output
