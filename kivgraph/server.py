@@ -3,6 +3,7 @@ graph/tools.py, validates and dispatches calls, and turns errors into `CODE: mes
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,9 +25,10 @@ from kivgraph.errors import (
 from kivgraph.graph.arguments import Param, schema, validate
 from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.tools import INSTRUCTIONS, NOT_INDEXED_INSTRUCTIONS, TOOL_BY_NAME, TOOLS
+from kivgraph.store.git import open_repository, root_of
 
 INDEX_PROJECT_PARAMS = (
-    Param("path", "string", "Repository to index (default: the first served repository)."),
+    Param("path", "string", "A served repository, or a path inside one, to index (default: the first served)."),
     Param("confirmed", "boolean", "The user approved indexing (needed when the client cannot ask them)."),
 )
 INDEX_PROJECT_DESCRIPTION = (
@@ -111,9 +113,7 @@ async def index_project(
     ctx: ServerRequestContext[Any], catalog: Catalog, params: types.CallToolRequestParams
 ) -> str | types.InputRequiredResult:
     args = validate("index_project", INDEX_PROJECT_PARAMS, params.arguments)
-    path: str | None = args.get("path") or (catalog.repositories[0] if catalog.repositories else None)
-    if path is None:
-        raise InvalidArgumentError("path is required: the server was started without a repository")
+    path = served_repository(catalog, args.get("path"))
     asking = await _consent(ctx, params, path, bool(args.get("confirmed")))
     if asking is not None:
         return asking
@@ -124,14 +124,45 @@ async def index_project(
         summary = await anyio.to_thread.run_sync(_index_and_publish, path, progress)
     except KivgraphError as err:
         raise IndexingFailedError(f"project indexing failed: {err}") from err
-    if path not in catalog.repositories:
-        catalog.repositories.append(path)
     catalog.load()
     if not had_tools and catalog.session is not None:
         # A client that cannot take the notice still gets the tools on its next list.
         with contextlib.suppress(Exception):
             await ctx.session.send_tool_list_changed()
     return json.dumps(summary, separators=(",", ":"))
+
+
+def served_repository(catalog: Catalog, requested: str | None) -> str:
+    """The served repository `requested` lies in, spelled as the server was given it (the first one
+    when None); PermissionDeniedError for a path in no served repository: index_project never
+    writes to, or exposes, a repository the user did not serve."""
+    served = catalog.local_repositories()
+    if not served:
+        raise PermissionDeniedError(
+            "this server serves no repository it can index, only generation files; start it with "
+            "`kivgraph serve --repo PATH` to index one"
+        )
+    if not requested:
+        return served[0]
+    wanted = _identity(requested)
+    for path in served:
+        if wanted is not None and _identity(path) == wanted:
+            return path
+    raise PermissionDeniedError(
+        f"{requested} is not in a repository this server serves, so it is not indexed; index_project indexes "
+        f"only {', '.join(map(os.path.abspath, served))} (serve another by adding it to the server's --repo "
+        "options or its workspace)"
+    )
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the working tree `path` lies in: one value for every spelling of it —
+    `a/../a`, a symlink, a sub-directory, another letter case on a case-insensitive filesystem."""
+    try:
+        found = os.stat(root_of(open_repository(path)))
+    except (KivgraphError, OSError):
+        return None
+    return found.st_dev, found.st_ino
 
 
 async def _consent(
@@ -194,7 +225,6 @@ class ProgressReporter:
 def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     from kivgraph.indexing import index_repository
     from kivgraph.store import save_to_notes
-    from kivgraph.store.notes import open_repository
 
     generation = index_repository(path, run_analyzers=True, progress=progress)
     blob = save_to_notes(open_repository(path), generation)
@@ -205,14 +235,22 @@ def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | No
 def serve(
     repositories: Sequence[str], generation_files: Sequence[tuple[str, str]], workspace: str | None = None
 ) -> None:
-    from mcp.server.stdio import stdio_server
+    """Serve over stdio until the client leaves. A --repo that is not a git repository (or, for
+    generation files, not a directory) fails here, before the transport opens, as `query` does; one
+    that has no generation yet is served with index_project alone."""
+    from kivgraph.stdio_guard import gated_stdio
 
+    for path in repositories:
+        open_repository(path)
+    for _, root in generation_files:
+        if root and not os.path.isdir(root):
+            raise KivgraphError(f"{root} is not a directory; with --generation, --repo names the files' working tree.")
     catalog = Catalog(list(repositories), list(generation_files), workspace)
     catalog.load()
     server = build_server(catalog)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with gated_stdio() as (read, write):
             options = server.create_initialization_options(NotificationOptions(tools_changed=True))
             await server.run(read, write, options)
 

@@ -777,10 +777,10 @@ def get_source(s: Session, args: dict[str, Any]) -> str:
         i = resolve(g, selector)
         loaded = g.repositories[int(g.repository[i])]
         f = int(g.file[i])
-        digest = g.files[f].digest if f != NONE else ""
+        digest, status = (g.files[f].digest, g.files[f].status) if f != NONE else ("", "not in the file table")
         requests.append(SourceRequest(loaded.name, loaded.root, g.path_of(i), g.qualified_names[i], g.names[i],
                                       g.kind_of(i), int(g.start_line[i]), int(g.end_line[i]), digest,
-                                      g.key(i)))  # fmt: skip
+                                      g.key(i), status))  # fmt: skip
     bodies, trimmed = read_bodies(requests, args["context_lines"])
     return render_bodies(g.snapshot_id, bodies, args["context_lines"], trimmed, args["response_format"] == "detailed")
 

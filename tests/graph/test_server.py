@@ -5,9 +5,13 @@ import json
 import shutil
 import subprocess
 import sys
+import time
+import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
+import pygit2
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -15,9 +19,12 @@ from kivgraph.errors import KivgraphError
 from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.tools import INSTRUCTIONS, TOOL_BY_NAME, TOOLS
 from kivgraph.indexing import index_repository
+from kivgraph.model import FileRecord, FileStatus, Generation, Language, Symbol, SymbolKind
+from kivgraph.model.keys import stable_key
 from kivgraph.server import build_server
-from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store import save_to_file, save_to_notes
+from kivgraph.store.envelope import FORMAT_MAJOR, FORMAT_MINOR
+from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 
@@ -136,7 +143,7 @@ def test_outline_symbol_source_and_status(go_repo: Repo):
     status = answer(go_repo, "graph_status", {})
     assert status["results"]["status"] == "ready" and status["results"]["repositories_moved"] == 0
     [generation] = status["results"]["generations"]
-    assert generation["format_version"] == "1.1" and generation["analyzers"]
+    assert generation["format_version"] == f"{FORMAT_MAJOR}.{FORMAT_MINOR}" and generation["analyzers"]
     repositories = answer(go_repo, "list_repositories", {})
     assert repositories["results"][0]["name"] == "shapes" and repositories["results"][0]["moved"] is False
 
@@ -284,3 +291,166 @@ def test_tool_descriptions_route_in_one_sentence_without_digits_and_stay_small()
     assert all(d.count(". ") == 0 and d.endswith(".") for d in descriptions.values())
     # What a client keeps resident in the model's context: names and descriptions.
     assert sum(len(name) + len(d) for name, d in descriptions.items()) <= 1900
+
+
+# -- the boundary of what is served (issue 10) ------------------------------------------------------
+
+
+def python_repo(tmp_path: Path, name: str) -> Repo:
+    repo = Repo(tmp_path / name)
+    repo.commit({"app.py": "def handler():\n    return 1\n"})
+    return repo
+
+
+def publish(repo: Repo, generation: Generation | None = None) -> None:
+    generation = generation or index_repository(str(repo.path), run_analyzers=False)
+    save_to_notes(open_repository(str(repo.path)), generation)
+
+
+def test_get_source_never_serves_the_git_directory_that_a_crafted_generation_names(tmp_path: Path):
+    repo = python_repo(tmp_path, "crafted")
+    repo.git("remote", "add", "origin", "https://user:SECRET-TOKEN@example.invalid/crafted.git")
+    config = (repo.path / ".git" / "config").read_bytes()
+    generation = index_repository(str(repo.path), run_analyzers=False)
+    planted = Symbol(stable_key("crafted .git/config"), "origin", "origin", SymbolKind.VARIABLE, Language.PYTHON,
+                     ".git/config", 1, config.count(b"\n"), 1, 0)  # fmt: skip
+    record = FileRecord(".git/config", Language.PYTHON, str(pygit2.hash(config)), len(config), FileStatus.INDEXED)
+    publish(repo, replace(generation, files=(*generation.files, record), symbols=(*generation.symbols, planted)))
+    failed, text = call(repo, "get_source", {"symbols": [
+        {"repository": "crafted", "path": ".git/config", "qualified_name": "origin"},
+        {"repository": "crafted", "path": "app.py", "qualified_name": "handler"},
+    ]})  # fmt: skip
+    assert not failed
+    assert "SECRET-TOKEN" not in text and "[remote" not in text
+    assert "! crafted .git/config origin — '.git/config' lies in the repository's .git directory, which is never " \
+           "served\n" in text  # fmt: skip
+    assert "@ crafted app.py:1-2 function handler\ndef handler():\n    return 1\n" in text
+
+
+def test_get_source_serves_only_files_the_file_table_records_as_indexed_source(tmp_path: Path):
+    repo = python_repo(tmp_path, "skipped")
+    (repo.path / "notes.txt").write_text("password = hunter2\n", encoding="utf-8")
+    repo.commit(message="a file that is no source")
+    generation = index_repository(str(repo.path), run_analyzers=False)
+    planted = Symbol(stable_key("skipped notes.txt"), "password", "password", SymbolKind.VARIABLE, Language.PYTHON,
+                     "notes.txt", 1, 1, 1, 0)  # fmt: skip
+    record = FileRecord("notes.txt", Language.PYTHON, "", 19, FileStatus.SKIPPED_BINARY)
+    publish(repo, replace(generation, files=(*generation.files, record), symbols=(*generation.symbols, planted)))
+    failed, text = call(repo, "get_source", {"symbols": [{"repository": "skipped", "qualified_name": "password"}]})
+    assert not failed
+    assert "hunter2" not in text
+    assert "notes.txt is recorded as skipped_binary, not as an indexed source file; it is never served" in text
+
+
+def test_get_source_refuses_a_working_tree_file_that_grew_to_256_mb_quickly_and_without_reading_it(tmp_path: Path):
+    repo = python_repo(tmp_path, "grown")
+    publish(repo)
+    with open(repo.path / "app.py", "r+b") as handle:
+        handle.truncate(256 * 1024 * 1024)  # sparse: the size without the disk space
+    tracemalloc.start()
+    started = time.monotonic()
+    failed, text = call(repo, "get_source", {"symbols": [{"repository": "grown", "qualified_name": "handler"}]})
+    elapsed = time.monotonic() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert not failed
+    assert "! grown app.py handler — app.py is larger than 2097152 bytes, the limit of a served file" in text
+    assert peak < 32 * 1024 * 1024 and elapsed < 5.0
+
+
+def call_index_project(catalog: Catalog, arguments: dict[str, object]) -> tuple[bool, str]:
+    async def go() -> tuple[bool, str]:
+        async with Client(build_server(catalog)) as client:
+            result = await client.call_tool("index_project", arguments)
+            return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+
+    return anyio.run(go)
+
+
+def docs_repo(tmp_path: Path, name: str) -> Repo:
+    """A repository with no source file: indexing it runs no analyzer and takes a moment."""
+    repo = Repo(tmp_path / name)
+    repo.commit({"README.md": f"{name}\n", "docs/guide.md": "guide\n"})
+    return repo
+
+
+@pytest.mark.parametrize("where", ["another repository", "a plain directory", "a missing path", "the parent"])
+def test_index_project_refuses_every_path_outside_the_served_repositories(tmp_path: Path, where: str):
+    served = docs_repo(tmp_path, "served")
+    other = docs_repo(tmp_path, "elsewhere")
+    (tmp_path / "plain").mkdir()
+    path = {"another repository": str(other.path), "a plain directory": str(tmp_path / "plain"),
+            "a missing path": str(tmp_path / "missing"), "the parent": str(tmp_path)}[where]  # fmt: skip
+    catalog = Catalog([str(served.path)])
+    catalog.load()
+    failed, text = call_index_project(catalog, {"path": path, "confirmed": True})
+    assert failed and text.startswith(f"PERMISSION_DENIED: {path} is not in a repository this server serves")
+    assert f"index_project indexes only {served.path} " in text
+    assert other.git("notes", "--ref=kivgraph", "list") == "" and served.git("notes", "--ref=kivgraph", "list") == ""
+    assert catalog.repositories == [str(served.path)] and catalog.session is None
+
+
+@pytest.mark.parametrize("spelling", ["dot-dot", "symlink", "sub-directory", "trailing slash", "relative"])
+def test_index_project_takes_any_spelling_of_a_served_repository(tmp_path: Path, monkeypatch, spelling: str):
+    served = docs_repo(tmp_path, "served")
+    (tmp_path / "link").symlink_to(served.path, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    path = {"dot-dot": f"{served.path}/../served", "symlink": str(tmp_path / "link"),
+            "sub-directory": str(served.path / "docs"), "trailing slash": f"{served.path}/",
+            "relative": "served"}[spelling]  # fmt: skip
+    catalog = Catalog([str(served.path)])
+    catalog.load()
+    failed, text = call_index_project(catalog, {"path": path, "confirmed": True})
+    assert not failed, text
+    assert json.loads(text)["repository"] == "served"
+    assert served.git("notes", "--ref=kivgraph", "list") != ""
+    assert catalog.repositories == [str(served.path)] and catalog.session is not None  # no second alias loaded
+
+
+def test_index_project_reaches_the_local_members_of_the_served_workspace_and_nothing_else(tmp_path: Path):
+    member = docs_repo(tmp_path, "member")
+    outsider = docs_repo(tmp_path, "outsider")
+    workspace = tmp_path / "kivgraph.toml"
+    workspace.write_text('[[repository]]\npath = "member"\n', encoding="utf-8")
+    catalog = Catalog([], workspace=str(workspace))
+    catalog.load()
+    failed, text = call_index_project(catalog, {"path": str(outsider.path), "confirmed": True})
+    assert failed and text.startswith("PERMISSION_DENIED: ") and str(member.path) in text
+    failed, text = call_index_project(catalog, {"confirmed": True})  # the default: the first served
+    assert not failed and json.loads(text)["repository"] == "member"
+    assert outsider.git("notes", "--ref=kivgraph", "list") == ""
+
+
+def test_a_server_of_generation_files_alone_has_no_repository_to_index(tmp_path: Path):
+    repo = docs_repo(tmp_path, "artifact")
+    file = tmp_path / "artifact.kgen"
+    save_to_file(index_repository(str(repo.path), run_analyzers=False), str(file))
+    catalog = Catalog([], [(str(file), "")])
+    catalog.load()
+    for arguments in ({"confirmed": True}, {"path": str(repo.path), "confirmed": True}):
+        failed, text = call_index_project(catalog, arguments)
+        assert failed and text.startswith("PERMISSION_DENIED: this server serves no repository it can index")
+    assert repo.git("notes", "--ref=kivgraph", "list") == ""
+
+
+@pytest.mark.parametrize("kind", ["missing", "not a repository"])
+def test_serve_fails_at_start_up_with_one_line_when_a_repository_is_missing_or_not_git(tmp_path: Path, kind: str):
+    path = tmp_path / "folder"
+    if kind == "not a repository":
+        path.mkdir()
+    done = subprocess.run([sys.executable, "-m", "kivgraph", "serve", "--repo", str(path)], stdin=subprocess.PIPE,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"Error: {path} ") and done.stderr.count("\n") == 1  # the store's own sentence
+
+
+def test_serve_fails_at_start_up_when_the_working_tree_of_generation_files_is_missing(tmp_path: Path):
+    repo = docs_repo(tmp_path, "artifact")
+    file = tmp_path / "artifact.kgen"
+    save_to_file(index_repository(str(repo.path), run_analyzers=False), str(file))
+    missing = tmp_path / "missing"
+    command = [sys.executable, "-m", "kivgraph", "serve", "--generation", str(file), "--repo", str(missing)]
+    done = subprocess.run(command, stdin=subprocess.PIPE, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    why = "is not a directory; with --generation, --repo names the files' working tree."
+    assert done.stderr == f"Error: {missing} {why}\n"

@@ -1,11 +1,12 @@
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pygit2
 import pytest
 
-from kivgraph.graph.source import SOURCE_BUDGET_BYTES, SourceBody, SourceRequest, read_bodies, render_bodies
+from kivgraph.graph.source import FILE_LIMIT_BYTES, SourceBody, SourceRequest, read_bodies, render_bodies
 
 ORIGINAL = """package demo
 
@@ -50,6 +51,7 @@ def request(
         end_line=end,
         digest=digest,
         stable_key=stable_key,
+        status="indexed",
     )
 
 
@@ -216,20 +218,108 @@ def test_an_unknown_working_tree_is_refused(opened: list[str]) -> None:
     assert opened == []
 
 
-def test_the_first_body_past_the_budget_stops_assembly_and_counts_the_rest_as_trimmed(tmp_path: Path) -> None:
+def test_the_first_body_past_the_budget_is_left_out_with_the_rest_and_each_is_named(tmp_path: Path) -> None:
     write(tmp_path, "demo.go", ORIGINAL)
     helper = request(tmp_path, digest=blob_id(ORIGINAL))  # 31 bytes
     other = request(tmp_path, name="Other", start=8, end=8, digest=blob_id(ORIGINAL))  # 15 bytes
     refused = request(tmp_path, "gone.go")
     bodies, trimmed = read_bodies([helper, refused, helper, other], budget=62)
-    assert [b.request for b in bodies] == [helper, refused, helper]
+    assert [b.request for b in bodies] == [helper, refused, helper, other]
+    assert [b.left_out for b in bodies] == [False, False, False, True]
     assert trimmed == 1
     bodies, trimmed = read_bodies([helper, other, helper, refused], budget=61)
-    assert [b.request for b in bodies] == [helper, other]
+    assert [b.left_out for b in bodies] == [False, False, True, True]
     assert trimmed == 2
-    assert render_bodies(3, bodies, 0, trimmed).splitlines()[0] == (
-        f"snapshot 3  2 bodies  context 0  trimmed 2 at the {SOURCE_BUDGET_BYTES} byte ceiling"
+    text = render_bodies(3, bodies, 0, trimmed)
+    assert text.splitlines()[0] == (
+        "snapshot 3  2 bodies  context 0  truncated: 2 left out at a byte ceiling; "
+        "call get_source again with those marked left out"
     )
+    assert text.splitlines()[-2:] == [
+        "! demo demo.go demo.Helper — left out: the answer reached its 61 byte ceiling of code; "
+        "ask for it in another call",
+        "! demo gone.go demo.Helper — left out: the answer reached its 61 byte ceiling of code; "
+        "ask for it in another call",
+    ]
+
+
+def test_files_past_the_read_budget_are_left_out_unread(tmp_path: Path, opened: list[str]) -> None:
+    write(tmp_path, "demo.go", ORIGINAL)
+    write(tmp_path, "copy.go", ORIGINAL)
+    first, second = request(tmp_path, digest=blob_id(ORIGINAL)), request(tmp_path, "copy.go", digest=blob_id(ORIGINAL))
+    bodies, trimmed = read_bodies([first, first, second], read_budget=len(ORIGINAL) + 10)
+    assert [b.left_out for b in bodies] == [False, False, True] and trimmed == 1
+    assert bodies[2].reason == (
+        f"left out: the answer reached its {len(ORIGINAL) + 10} byte ceiling of files read; ask for it in another call"
+    )
+    assert opened == [str(tmp_path / "demo.go")]
+
+
+def test_a_file_past_the_size_limit_is_refused_without_being_read(tmp_path: Path, opened: list[str]) -> None:
+    with open(tmp_path / "demo.go", "wb") as handle:
+        handle.truncate(256 * 1024 * 1024)  # sparse: the size of a grown file without its disk space
+    body = only([request(tmp_path, digest=blob_id(ORIGINAL))])
+    assert body.reason == (
+        f"demo.go is larger than {FILE_LIMIT_BYTES} bytes, the limit of a served file (none that large is indexed)"
+    )
+    assert opened == []
+
+
+def test_a_file_that_grows_past_the_limit_after_it_was_measured_is_read_only_up_to_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "demo.go", ORIGINAL)
+    measured = os.lstat(tmp_path / "demo.go")
+    real_lstat = os.lstat
+
+    def stale_lstat(path: str | os.PathLike[str]) -> os.stat_result:
+        if os.fspath(path).endswith("demo.go"):
+            (tmp_path / "demo.go").write_text(ORIGINAL * 50_000, encoding="utf-8")  # 4.5 MB, same inode
+            return measured
+        return real_lstat(path)
+
+    monkeypatch.setattr(os, "lstat", stale_lstat)
+    body = only([request(tmp_path, digest=blob_id(ORIGINAL))])
+    assert body.reason.startswith("demo.go is larger than")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".git/config", "sub/.git/config", ".GIT/config", ".Git/HEAD", ".git./config", ".git /config", "GIT~1/config",
+     ".g\u200cit/config", "\ufeff.git/config"],
+)  # fmt: skip
+def test_a_path_that_can_open_the_git_directory_is_refused_without_opening_anything(
+    tmp_path: Path, opened: list[str], path: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("url = https://user:SECRET@example.invalid/x.git\n", encoding="utf-8")
+    body = only([request(tmp_path, path, start=1, end=1)])
+    assert body.text is None
+    assert body.reason == f"{path!r} lies in the repository's .git directory, which is never served"
+    assert opened == []
+
+
+@pytest.mark.parametrize("path", [".gitignore", ".github/workflows/ci.go", "git/demo.go", "a.git/demo.go"])
+def test_names_that_only_resemble_the_git_directory_are_served(tmp_path: Path, path: str) -> None:
+    write(tmp_path, path, ORIGINAL)
+    assert only([request(tmp_path, path, digest=blob_id(ORIGINAL))]).text == "func Helper() int {\n\treturn 1\n}"
+
+
+@pytest.mark.parametrize("status", ["skipped_binary", "skipped_too_large", "skipped_generated", "unknown"])
+def test_a_file_the_file_table_does_not_record_as_indexed_source_is_refused(
+    tmp_path: Path, opened: list[str], status: str
+) -> None:
+    write(tmp_path, "demo.go", ORIGINAL)
+    body = only([replace(request(tmp_path, digest=blob_id(ORIGINAL)), status=status)])
+    assert body.reason == f"demo.go is recorded as {status}, not as an indexed source file; it is never served"
+    assert opened == []
+
+
+@pytest.mark.parametrize("status", ["indexed", "parse_errors", "invalid_utf8"])
+def test_files_parsed_as_source_are_served_whatever_their_parse_went_like(tmp_path: Path, status: str) -> None:
+    write(tmp_path, "demo.go", ORIGINAL)
+    body = only([replace(request(tmp_path, digest=blob_id(ORIGINAL)), status=status)])
+    assert body.text == "func Helper() int {\n\treturn 1\n}"
 
 
 def test_two_symbols_in_one_file_read_it_once(tmp_path: Path, opened: list[str]) -> None:
