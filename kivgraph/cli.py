@@ -1,8 +1,8 @@
 """The `kivgraph` command line: a thin click layer over indexing, store and render.
 
 The only place that prints to the terminal for commands and sets exit codes: a KivgraphError
-becomes `Error: …` on stderr with exit 1, a usage error exit 2. Progress goes to stderr; stdout
-is the command's output.
+becomes `Error: …` on stderr with exit 1, or 2 when it is a usage mistake (InvalidArgumentError:
+the command line itself is wrong). Progress goes to stderr; stdout is the command's output.
 """
 
 import json
@@ -33,7 +33,8 @@ from kivgraph.store import (
     save_to_notes,
 )
 from kivgraph.store.codec import decode_columns
-from kivgraph.store.notes import NotesStore, nearest_noted_ancestor, open_repository, resolve_commit
+from kivgraph.store.git import noted_ancestors, open_repository, resolve_commit
+from kivgraph.store.notes import NotesStore
 
 if TYPE_CHECKING:
     from kivgraph.store.sync import SyncResult
@@ -95,6 +96,18 @@ class CommandError(click.ClickException):
     exit_code = 1
 
 
+class UsageMistake(CommandError):
+    """The command line itself is wrong (an unknown name, a malformed or conflicting argument): exit
+    2, as for click's own usage errors."""
+
+    exit_code = 2
+
+
+def command_error(err: KivgraphError) -> CommandError:
+    """The one mapping of a KivgraphError to its exit: InvalidArgumentError is a usage mistake."""
+    return UsageMistake(str(err)) if isinstance(err, InvalidArgumentError) else CommandError(str(err))
+
+
 class Interrupted(CommandError):
     exit_code = 130
 
@@ -114,7 +127,7 @@ class KivgraphGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KivgraphError as err:
-            raise CommandError(str(err)) from err
+            raise command_error(err) from err
         except KeyboardInterrupt as err:
             raise Interrupted("interrupted; nothing was stored.") from err
         except Exception as err:  # the one place that turns a bug into a message instead of a traceback
@@ -276,8 +289,7 @@ def show(revision: str | None, generation_file: str | None, repo_path: str, ref:
             blob = read_note(repo, commit, ref)
         except GenerationNotFoundError:
             noted = {n.commit for n in NotesStore(repo, ref).entries()}
-            head = resolve_commit(repo, commit)
-            nearest = nearest_noted_ancestor(repo, head, noted) if noted else None
+            nearest = next(noted_ancestors(repo, resolve_commit(repo, commit), noted), None) if noted else None
             hint = "run `kivgraph index` to create one."
             if nearest is not None:
                 hint = (
@@ -414,10 +426,11 @@ def notes() -> None:
 
 
 def _sync_line(action: str, result: "SyncResult") -> str:
-    merged = ", ".join(f"{n} {what}" for what, n in result.merged.items() if n) or "nothing to merge"
-    return f"{action} {result.remote}: {result.fetched} notes on the remote; merged: {merged}" + (
+    merged = ", ".join(f"{n} {what}" for what, n in result.merged.counts().items() if n) or "nothing to merge"
+    line = f"{action} {result.remote}: {result.fetched} notes on the remote; merged: {merged}" + (
         f"; pushed after {result.attempts} attempt{'s' if result.attempts != 1 else ''}" if result.pushed else ""
     )
+    return "\n".join([line, *(f"  {decision}" for decision in result.merged.decisions)])
 
 
 @notes.command("fetch")
@@ -498,7 +511,7 @@ def query(
     generation_files: tuple[str, ...], workspace: str | None,
 ) -> None:  # fmt: skip
     """Run one MCP tool from the shell and print the same answer (JSON, or text for get_source)."""
-    from kivgraph.graph.catalog import Catalog, run_tool
+    from kivgraph.graph.catalog import Catalog, nothing_loaded, run_tool
     from kivgraph.graph.tools import TOOL_BY_NAME
 
     tool = TOOL_BY_NAME.get(tool_name)
@@ -521,15 +534,16 @@ def query(
             args[name] = json.loads(value)
         except ValueError:
             args[name] = value
-    catalog = Catalog(*_sources(repos, generation_files, workspace), workspace)
+    repositories, files = _sources(repos, generation_files, workspace)
+    catalog = Catalog(repositories, files, workspace)
     catalog.load()
     if catalog.session is None:
-        raise GenerationNotFoundError(", ".join(catalog.repositories), "; ".join(catalog.problems))
+        raise nothing_loaded(catalog)
     try:
         click.echo(run_tool(catalog, tool, args))
     except KivgraphError as err:
         click.echo(f"{err.code}: {err}", err=True)
-        raise SystemExit(1) from None
+        raise SystemExit(command_error(err).exit_code) from None
 
 
 def main() -> None:

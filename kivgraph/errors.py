@@ -4,6 +4,8 @@ Messages are whole sentences that name the object and say what to do next. The C
 server are the only places that turn these into exit codes or error results.
 """
 
+import os
+
 
 class KivgraphError(Exception):
     """Base of every deliberate kivgraph error; `code` is the stable machine-readable name."""
@@ -20,7 +22,17 @@ class NotARepositoryError(KivgraphError):
 
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"{path} is not inside a git repository; run kivgraph from a git checkout or pass its path.")
+        resolved = os.path.abspath(path)
+        if resolved == os.path.abspath(os.curdir):
+            where = f"the current directory ({resolved})"
+        else:
+            where = path if os.path.isabs(path) else f"{path} ({resolved})"
+        if not os.path.exists(resolved):
+            super().__init__(f"{where} does not exist; pass the path of a git checkout.")
+        else:
+            super().__init__(
+                f"{where} is not inside a git repository; run kivgraph in a git checkout, or pass the path of one."
+            )
 
 
 class EmptyRepositoryError(KivgraphError):
@@ -28,7 +40,10 @@ class EmptyRepositoryError(KivgraphError):
 
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"the repository at {path} has no commits yet; commit something, or pass --worktree.")
+        super().__init__(
+            f"the repository at {path.rstrip('/') or path} has no commits yet; commit something first (only "
+            "`kivgraph index --worktree --out FILE` reads files that are not committed)."
+        )
 
 
 class UnknownRevisionError(KivgraphError):
@@ -38,7 +53,8 @@ class UnknownRevisionError(KivgraphError):
         self.revision = revision
         self.repository = repository
         super().__init__(
-            f"revision {revision!r} does not name a commit in {repository}; check it with `git rev-parse {revision}`."
+            f"revision {revision!r} does not name a commit in {repository.rstrip('/') or repository}; check it with "
+            f"`git rev-parse {revision}`."
         )
 
 
@@ -82,6 +98,12 @@ class NotesError(KivgraphError):
     """The notes ref could not be read or written."""
 
     code = "NOTES_ERROR"
+
+
+class GitFailedError(KivgraphError):
+    """git (libgit2 or the git command) could not do what was asked; the message says what to check."""
+
+    code = "GIT_ERROR"
 
 
 class PathOutsideRepositoryError(KivgraphError):

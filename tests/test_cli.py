@@ -1,7 +1,9 @@
 """The `kivgraph` command through click's runner, on real repositories."""
 
 import json
+import os
 
+import pytest
 from click.testing import CliRunner
 
 from kivgraph.cli import cli
@@ -56,7 +58,7 @@ def test_index_json_prints_the_summary_with_elapsed_time(make_repo):
 
 def test_worktree_without_out_is_refused_with_the_reason(make_repo):
     result = run("index", str(make_repo(FILES).path), "--worktree")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "matches no commit" in result.stderr and "--out FILE" in result.stderr
 
 
@@ -67,8 +69,135 @@ def test_errors_are_one_clean_line_with_exit_code_one(tmp_path, make_repo):
     repo = make_repo(FILES)
     bad_rev = run("index", str(repo.path), "--commit", "no-such-branch")
     assert bad_rev.exit_code == 1 and "no-such-branch" in bad_rev.stderr
-    bad_language = run("index", str(repo.path), "--languages", "cobol")
-    assert bad_language.exit_code == 1 and "unknown language 'cobol'" in bad_language.stderr
+
+
+USAGE_MISTAKES = {
+    "unknown tool": (["query", "nope", "--repo", "{repo}"], 'Error: unknown tool "nope"; choose from '),
+    "--arg without =": (["query", "find_symbol", "--arg", "name", "--repo", "{repo}"],
+                        "Error: --arg 'name' is not NAME=VALUE."),
+    "--json not JSON": (["query", "find_symbol", "--json", "{", "--repo", "{repo}"],
+                        "Error: --json is not valid JSON: "),
+    "--json not an object": (["query", "find_symbol", "--json", "[1]", "--repo", "{repo}"],
+                             "Error: --json must be a JSON object of named arguments."),
+    "index --languages": (["index", "{repo}", "--languages", "cobol"],
+                          "Error: unknown language 'cobol'; choose from go, typescript, javascript, rust, python, "
+                          "dart."),
+    "doctor --languages": (["doctor", "{repo}", "--languages", "py,cobol"], "Error: unknown language 'cobol'; "),
+    "index --worktree --commit": (["index", "{repo}", "--worktree", "--commit", "HEAD~1"],
+                                  "Error: --worktree indexes the working tree; it cannot be combined with --commit."),
+    "show REV --generation": (["show", "HEAD", "--generation", "{repo}/g.kgen"],
+                              "Error: pass either a REVISION or --generation FILE, not both."),
+    "diff-impact --worktree --head": (["diff-impact", "{repo}", "--worktree", "--head", "main"],
+                                      "Error: --worktree compares the working tree; it cannot be combined with "
+                                      "--head."),
+    "diff-impact on a first commit": (["diff-impact", "{repo}"],
+                                      "Error: the head commit has no parent and no default branch to compare with; "
+                                      "pass --base."),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(USAGE_MISTAKES))
+def test_a_usage_mistake_exits_2_with_one_error_line(make_repo, case: str):
+    repo = make_repo(FILES)
+    args, expected = USAGE_MISTAKES[case]
+    result = run(*(arg.replace("{repo}", str(repo.path)) for arg in args))
+    assert (result.exit_code, result.stdout) == (2, ""), result.output
+    assert result.stderr.startswith(expected) and result.stderr.count("\n") == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["diff-impact", "{repo}", "--depth", "9"],
+        ["diff-impact", "{repo}", "--format", "xml"],
+        ["index", "{repo}", "--jobs", "0"],
+        ["notes", "push", "--repo", "{repo}", "--attempts", "0"],
+        ["query", "find_symbol", "--workspace", "{repo}/missing.toml"],
+    ],
+)
+def test_an_option_value_click_rejects_exits_2_naming_the_option(make_repo, args: list[str]):
+    repo = make_repo(FILES)
+    result = run(*(arg.replace("{repo}", str(repo.path)) for arg in args))
+    assert result.exit_code == 2
+    assert f"Invalid value for '{args[-2]}'" in result.stderr.splitlines()[-1]
+
+
+def test_a_tool_argument_the_tool_rejects_exits_2_with_its_code(make_repo):
+    repo = make_repo(FILES)
+    assert run("index", str(repo.path), "--no-analyzers").exit_code == 0
+    unknown = run("query", "find_symbol", "--arg", "nme=helper", "--repo", str(repo.path))
+    assert unknown.exit_code == 2
+    assert unknown.stderr.startswith('INVALID_ARGUMENT: unknown argument "nme"; find_symbol takes: ')
+    missing = run("query", "get_symbol", "--arg", "qualified_name=nothing.here", "--repo", str(repo.path))
+    assert missing.exit_code == 1 and missing.stderr.startswith("SYMBOL_NOT_FOUND: ")  # a refusal, not a mistake
+    found = run("query", "find_symbol", "--arg", "name=helper", "--repo", str(repo.path))
+    assert found.exit_code == 0 and '"helper"' in found.stdout
+
+
+def test_a_path_that_is_not_a_repository_is_named_once(tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    result = run("query", "find_symbol", "--arg", "name=x", "--repo", str(plain))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {plain} is not inside a git repository; run kivgraph in a git checkout, or pass the path of one.\n"
+    )
+    gone = run("query", "find_symbol", "--arg", "name=x", "--repo", str(tmp_path / "gone"))
+    assert gone.stderr == f"Error: {tmp_path / 'gone'} does not exist; pass the path of a git checkout.\n"
+
+
+def test_a_query_whose_workspace_has_nothing_readable_says_the_first_repositorys_error_once(tmp_path, make_repo):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    make_repo(FILES, name="unindexed")
+    workspace = tmp_path / "kivgraph.toml"
+    workspace.write_text('[[repository]]\npath = "plain"\n\n[[repository]]\npath = "unindexed"\n', encoding="utf-8")
+    result = run("query", "graph_status", "--workspace", str(workspace))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: {plain} is not inside a git repository; run kivgraph in a git checkout, or pass the path of one.\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "find_symbol", "--arg", "name=x", "--repo", "."],
+        ["query", "find_symbol", "--arg", "name=x"],
+        ["show"],
+        ["diff-impact"],
+        ["index"],
+    ],
+)
+def test_outside_a_repository_the_current_directory_is_named_once(tmp_path, monkeypatch, args: list[str]):
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: the current directory ({os.getcwd()}) is not inside a git repository; run kivgraph in a git "
+        "checkout, or pass the path of one.\n"
+    )
+
+
+def test_a_repository_without_notes_says_so_once_for_every_command(make_repo):
+    repo = make_repo(FILES)
+    head = repo.git("rev-parse", "HEAD")
+    repo.commit({"svc/more.py": "def more():\n    return 2\n"})
+    second = repo.git("rev-parse", "HEAD")
+    queried = run("query", "find_symbol", "--arg", "name=x", "--repo", str(repo.path))
+    assert queried.exit_code == 1
+    assert queried.stderr == (
+        f"Error: no kivgraph generation is stored for {os.path.realpath(repo.path)} (HEAD {second[:12]}); "
+        "neither HEAD nor any ancestor is indexed; run `kivgraph index` there.\n"
+    )
+    shown = run("show", "--repo", str(repo.path))
+    assert shown.stderr == (
+        f"Error: no kivgraph generation is stored for commit {second[:12]} in refs/notes/kivgraph; run `kivgraph "
+        "index` to create one.\n"
+    )
+    impact = run("diff-impact", str(repo.path), "--base", head)
+    assert impact.exit_code == 1
+    assert impact.stderr.count("no kivgraph generation is stored") == 1 and impact.stderr.count("\n") == 1
 
 
 def test_show_without_a_note_names_the_nearest_indexed_ancestor(make_repo):

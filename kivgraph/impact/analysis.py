@@ -9,21 +9,24 @@ from typing import Any
 
 import pygit2
 
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError, UnknownRevisionError
 from kivgraph.graph.answer import completeness
 from kivgraph.graph.index import CONFIDENCES, REFERENCE_KINDS, Graph
-from kivgraph.graph.load import LoadedRepository, freshness, loaded_from, nearest_generation
+from kivgraph.graph.load import Found, LoadedRepository, freshness, loaded_from, nearest_generation
 from kivgraph.graph.queries import EDGE_KINDS, walk
 from kivgraph.impact.diff import FileChange, Fingerprints, changed_files
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.scopes import FileScopes
 from kivgraph.store import NOTES_REF, note_location, save_to_notes
-from kivgraph.store.notes import open_repository, resolve_commit
+from kivgraph.store.codec import decode_columns
+from kivgraph.store.git import merge_base, open_repository, resolve_commit
 
 DEFAULT_DEPTH = 3
 MAX_NODES = 5000
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "main", "origin/master", "master")
 ALL_REFERENCE_CODES = frozenset(EDGE_KINDS.index(k) for k in REFERENCE_KINDS)
+UNREAD = "REPOSITORY_UNAVAILABLE"
+"""The invisible scope of a workspace repository that could not be read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +57,22 @@ class Affected:
     via_confidence: str
     reached_from: str
     via_interface: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """A repository of the workspace whose generation could not be read: its uses are not counted."""
+
+    repository: str
+    """Its name in the workspace, else its path or URL."""
+    location: str
+    """The path or URL the workspace gives."""
+    code: str
+    reason: str
+
+    def scope(self) -> dict[str, Any]:
+        """The invisible scope it adds to every answer a consumer could have widened."""
+        return {"reason": UNREAD, "repository": self.repository, "path": ".", "detail": self.reason}
 
 
 @dataclass(slots=True)
@@ -97,7 +116,11 @@ class Impact:
     completeness: dict[str, Any]
     seconds: float = 0.0
     consumers_searched: tuple[str, ...] = ()
-    """The other repositories linked in from the workspace (empty: none was configured)."""
+    """The other repositories linked in from the workspace."""
+    workspace: str = ""
+    """The workspace file given ("" for none)."""
+    unavailable: tuple[Unavailable, ...] = ()
+    """The workspace's repositories that could not be read."""
 
     @property
     def affected(self) -> list[Affected]:
@@ -123,17 +146,15 @@ class Impact:
 def default_base(repo: pygit2.Repository, head: pygit2.Commit | None) -> tuple[pygit2.Commit, str]:
     """The base when none is given: HEAD for the working tree; else where head left the default branch."""
     if head is None:
-        return repo.head.peel(pygit2.Commit), "base: HEAD (the working tree's last commit)"
+        return resolve_commit(repo, "HEAD"), "base: HEAD (the working tree's last commit)"
     for name in DEFAULT_BRANCHES:
         try:
-            branch = repo.revparse_single(name).peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError):
+            branch = resolve_commit(repo, name)
+        except UnknownRevisionError:
             continue
-        merge_base: pygit2.Oid | None = repo.merge_base(branch.id, head.id)
-        # pygit2's stub says Oid, but unrelated histories give None.
-        found = repo.get(merge_base) if merge_base is not None and merge_base != head.id else None  # pyright: ignore[reportUnnecessaryComparison]
-        if found is not None:
-            return found.peel(pygit2.Commit), f"base: merge-base with {name}"
+        found = merge_base(repo, branch.id, head.id)
+        if found is not None and found != str(head.id):
+            return resolve_commit(repo, found), f"base: merge-base with {name}"
     if not head.parents:
         raise InvalidArgumentError("the head commit has no parent and no default branch to compare with; pass --base.")
     return head.parents[0], "base: the head commit's parent"
@@ -147,27 +168,26 @@ def base_generation(
     commit = str(base.id)
     root = repo.workdir or repo.path
     found = nearest_generation(repo, base, ref)
-    if found is not None and found[1] == 0:
-        blob = found[2]
-    elif index_missing:
+    if (found is None or found.behind) and index_missing:
         from kivgraph.indexing import index_repository
 
         blob = save_to_notes(repo, index_repository(root, commit, run_analyzers=True), ref)
+        found = Found(commit, 0, blob, decode_columns(blob, note_location(commit, ref)))
         notes.append(f"the base {commit[:12]} had no generation: indexed it now and stored the note")
-    elif found is not None:
-        commit, distance, blob = found
-        notes.append(
-            f"the base {str(base.id)[:12]} has no generation: callers come from the nearest indexed ancestor "
-            f"{commit[:12]}, {distance} commit{'s' if distance != 1 else ''} earlier (pass --index-missing "
-            "to index the base itself)"
-        )
-    else:
+    elif found is None:
         raise GenerationNotFoundError(
             note_location(commit, ref),
             "neither the base nor any ancestor is indexed; pass --index-missing, or run `kivgraph index "
             f"--commit {commit[:12]}` first.",
         )
-    return loaded_from(root, commit, blob, ref, freshness(repo, commit, 0)), commit
+    elif found.behind:
+        notes.append(
+            f"the base {commit[:12]} has no generation: callers come from the nearest indexed ancestor "
+            f"{found.commit[:12]}, {found.behind} commit{'s' if found.behind != 1 else ''} earlier (pass "
+            "--index-missing to index the base itself)"
+        )
+    notes.extend(f"a nearer note was passed over: {problem}" for problem in found.passed_over)
+    return loaded_from(root, found, ref, freshness(repo, found.commit, 0)), found.commit
 
 
 def declarations(path: str, source: bytes, fingerprints: Fingerprints) -> list[Declared]:
@@ -268,7 +288,7 @@ def analyze(
     changes = changed_files(repo, base, head)
     symbols = changed_symbols(changes)
     loaded, generation_commit = base_generation(repo, base, index_missing, ref, notes)
-    others = _consumers(workspace, loaded, notes)
+    others, unavailable = _consumers(workspace, loaded, notes)
     graph = Graph([loaded, *others])
     for symbol in symbols:
         if symbol.change == "added":
@@ -290,6 +310,14 @@ def analyze(
         repositories = range(len(graph.repositories))
         symbol.completeness = completeness(graph, symbol.name, repositories, graph.unresolved_naming(symbol.name),
                                            languages)  # fmt: skip
+    unread = [u.scope() for u in unavailable]
+    for symbol in symbols:
+        if unread and symbol.change != "added":  # nothing could use an added symbol before the change
+            symbol.completeness = {
+                **symbol.completeness,
+                "verdict": "LOWER_BOUND",
+                "invisible_scopes": [*unread, *symbol.completeness.get("invisible_scopes", [])],
+            }
     overall = _overall(symbols)
     return Impact(
         repository=loaded.name,
@@ -303,30 +331,37 @@ def analyze(
         completeness=overall,
         seconds=time.monotonic() - started,
         consumers_searched=tuple(o.name for o in others),
+        workspace=workspace or "",
+        unavailable=unavailable,
     )
 
 
-def _consumers(workspace: str | None, provider: LoadedRepository, notes: list[str]) -> list[LoadedRepository]:
-    """The workspace's other repositories, as generations to link; one that cannot be read is said."""
+def _consumers(
+    workspace: str | None, provider: LoadedRepository, notes: list[str]
+) -> tuple[list[LoadedRepository], tuple[Unavailable, ...]]:
+    """The workspace's other repositories, as generations to link, and those that could not be read
+    (each said in the notes; why is in the completeness, which they make a LOWER_BOUND)."""
     if workspace is None:
-        return []
+        return [], ()
     from kivgraph.graph.workspace import load_members, read_workspace
 
     found: list[LoadedRepository] = []
+    unavailable: list[Unavailable] = []
     members = [
         m for m in read_workspace(workspace)
         if not (m.path and os.path.realpath(m.path) == os.path.realpath(provider.root))
     ]  # fmt: skip
     for member, loaded in zip(members, load_members(members), strict=True):
         if isinstance(loaded, KivgraphError):
-            notes.append(f"consumer {member.label} could not be read, so its uses are not counted: {loaded}")
+            notes.append(f"consumer {member.label} could not be read, so its uses are not counted")
+            unavailable.append(Unavailable(member.label, member.path or member.url, loaded.code, str(loaded)))
             continue
         if loaded.name == provider.name:
             continue
         if loaded.freshness.moved:
             notes.append(f"consumer {loaded.name}: {loaded.freshness.detail}")
         found.append(loaded)
-    return found
+    return found, tuple(unavailable)
 
 
 def _base_id(graph: Graph, symbol: ChangedSymbol) -> int | None:
@@ -346,9 +381,11 @@ def _overall(symbols: list[ChangedSymbol]) -> dict[str, Any]:
     spots: dict[str, dict[str, Any]] = {}
     for verdict in bounded:
         for scope in verdict.get("invisible_scopes", []):
-            scopes.setdefault(f"{scope['reason']}|{scope['path']}|{scope.get('language')}", scope)
+            key = f"{scope['reason']}|{scope.get('repository')}|{scope['path']}|{scope.get('language')}"
+            scopes.setdefault(key, scope)
         for spot in verdict.get("blind_spots", []):
-            spots.setdefault(f"{spot['file_path']}:{spot['start_line']}:{spot.get('requested_symbol')}", spot)
+            key = f"{spot.get('repository')}|{spot['file_path']}:{spot['start_line']}:{spot.get('requested_symbol')}"
+            spots.setdefault(key, spot)
     reasons = Counter(scope["reason"] for scope in scopes.values())
     return {
         "verdict": "LOWER_BOUND",

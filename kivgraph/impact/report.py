@@ -4,7 +4,7 @@ terminals, and markdown for pull requests, within GitHub's size limits and hones
 from collections.abc import Callable
 from typing import Any
 
-from kivgraph.impact.analysis import Affected, ChangedSymbol, Impact
+from kivgraph.impact.analysis import UNREAD, Affected, ChangedSymbol, Impact
 
 SCHEMA = "kivgraph.diff-impact/1"
 COMMENT_LIMIT = 65_536
@@ -56,6 +56,11 @@ def to_json(impact: Impact) -> dict[str, Any]:
             for name, rows in impact.consumers.items()
         ],
         "consumers_searched": list(impact.consumers_searched),
+        "workspace": impact.workspace or None,
+        "unavailable_repositories": [
+            {"repository": u.repository, "location": u.location, "code": u.code, "reason": u.reason}
+            for u in impact.unavailable
+        ],
         "completeness": impact.completeness,
         "seconds": round(impact.seconds, 3),
     }
@@ -139,7 +144,10 @@ def to_text(impact: Impact, style: Callable[[str, str], str] = lambda text, _col
     if impact.completeness["verdict"] == "LOWER_BOUND":
         lines.append(style("  completeness: LOWER_BOUND — not everything could be seen:", "yellow"))
         for scope in impact.completeness.get("invisible_scopes", [])[:10]:
-            lines.append(f"    {scope['reason']} {scope.get('path', '')}: {scope.get('detail', '')}")
+            if scope["reason"] == UNREAD:
+                lines.append(f"    {UNREAD} {_unread(scope, lambda name: name)}")
+            else:
+                lines.append(f"    {scope['reason']} {scope.get('path', '')}: {scope.get('detail', '')}")
         for spot in impact.completeness.get("blind_spots", [])[:10]:
             lines.append(f"    {spot['reason']} {spot['file_path']}:{spot['start_line']} "
                          f"{spot.get('requested_symbol', '')}")  # fmt: skip
@@ -148,6 +156,12 @@ def to_text(impact: Impact, style: Callable[[str, str], str] = lambda text, _col
 
 def _s(n: int) -> str:
     return "" if n == 1 else "s"
+
+
+def _unread(scope: dict[str, Any], quote: Callable[[str], str]) -> str:
+    """An unread repository and why, naming it once: most reasons already name its path or URL."""
+    name, why = scope["repository"], scope.get("detail", "")
+    return why if name in why else f"{quote(name)}: {why}"
 
 
 # -- markdown ----------------------------------------------------------------------------------
@@ -251,12 +265,21 @@ def to_markdown(impact: Impact, link: Callable[[str, int], str] | None = None, l
 
 
 def _consumers_markdown(impact: Impact, where: Callable[[str, int], str]) -> list[str]:
-    if not impact.consumers_searched:
+    if not impact.workspace:
         return ["**Other repositories:** no workspace is configured, so consumers elsewhere were not searched.", ""]
     searched = ", ".join(f"`{name}`" for name in impact.consumers_searched)
+    unread = ", ".join(f"`{u.repository}`" for u in impact.unavailable)
+    not_read = ""
+    if unread:
+        not_read = f"; {unread} could not be read, so {'its' if len(impact.unavailable) == 1 else 'their'} uses " \
+                   "are not counted"  # fmt: skip
+    if not impact.consumers_searched:
+        if not unread:
+            return ["**Other repositories:** the workspace lists no other repository.", ""]
+        return [f"**Other repositories:** none was searched{not_read}.", ""]
     if not impact.consumers:
-        return [f"**Other repositories:** none of {searched} uses what changed.", ""]
-    lines = [f"**Other repositories** (searched {searched}):", ""]
+        return [f"**Other repositories:** none of {searched} uses what changed{not_read}.", ""]
+    lines = [f"**Other repositories** (searched {searched}{not_read}):", ""]
     for name, rows in impact.consumers.items():
         lines.append(f"- `{name}`: {len(rows)} affected")
         for a in rows[:AFFECTED_PER_SYMBOL]:
@@ -273,8 +296,11 @@ def _completeness_markdown(impact: Impact) -> list[str]:
         return ["**Completeness:** COMPLETE — every use the index recorded is above; none could be missed.", ""]
     lines = ["**Completeness:** LOWER_BOUND — these places could not be read, so there may be more:", ""]
     for scope in c.get("invisible_scopes", [])[:20]:
-        lines.append(f"- {scope['reason']} `{scope.get('path', '.')}` ({scope.get('language', '')}): "
-                     f"{scope.get('detail', '')}")  # fmt: skip
+        if scope["reason"] == UNREAD:
+            lines.append(f"- {UNREAD} {_unread(scope, lambda name: f'`{name}`')}")
+        else:
+            lines.append(f"- {scope['reason']} `{scope.get('path', '.')}` ({scope.get('language', '')}): "
+                         f"{scope.get('detail', '')}")  # fmt: skip
     for spot in c.get("blind_spots", [])[:20]:
         lines.append(f"- {spot['reason']} `{spot['file_path']}:{spot['start_line']}` "
                      f"{spot.get('requested_symbol', '')}")  # fmt: skip

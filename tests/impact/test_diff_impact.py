@@ -13,7 +13,7 @@ from kivgraph.impact.analysis import analyze
 from kivgraph.impact.report import COMMENT_LIMIT, to_json, to_markdown
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 
