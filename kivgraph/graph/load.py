@@ -35,6 +35,8 @@ class Freshness:
     commits_behind: int = 0
     """How many commits HEAD is past the indexed one (0 when it is HEAD, or unknown)."""
     files_changed: int = 0
+    passed_over: tuple[str, ...] = ()
+    """Nearer notes that could not be read, each said in one sentence (also at the end of `detail`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +157,8 @@ def freshness(repo: pygit2.Repository, indexed: str, behind: int, passed_over: t
     current = str(head.id)
     skipped = "".join(f"; passed over: {problem}" for problem in passed_over)
     if current == indexed:
-        return Freshness(indexed, current, branch, bool(passed_over), skipped.removeprefix("; "))
+        return Freshness(indexed, current, branch, bool(passed_over), skipped.removeprefix("; "),
+                         passed_over=passed_over)  # fmt: skip
     if behind < 0:
         behind = commits_between(repo, current, indexed)
     changed = files_changed(repo, indexed, current)
@@ -166,7 +169,7 @@ def freshness(repo: pygit2.Repository, indexed: str, behind: int, passed_over: t
         + (f", {changed} file{'s' if changed != 1 else ''} changed since" if changed else "")
         + skipped
     )
-    return Freshness(indexed, current, branch, True, detail, behind, changed)
+    return Freshness(indexed, current, branch, True, detail, behind, changed, passed_over)
 
 
 def refresh(loaded: LoadedRepository) -> Freshness:
@@ -174,7 +177,8 @@ def refresh(loaded: LoadedRepository) -> Freshness:
     if loaded.derived or not loaded.root:
         return loaded.freshness
     try:
-        return freshness(open_repository(loaded.root), loaded.freshness.indexed_commit, -1)
+        state = loaded.freshness
+        return freshness(open_repository(loaded.root), state.indexed_commit, -1, state.passed_over)
     except KivgraphError as err:
         indexed = loaded.freshness.indexed_commit
         return Freshness(indexed, "", "", False, f"the working tree could not be compared with the graph: {err}")

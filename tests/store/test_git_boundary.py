@@ -174,4 +174,6 @@ def test_a_corrupt_note_on_head_falls_back_to_the_nearest_readable_ancestor(make
     )
     answer = run("query", "list_repositories", "--repo", str(repo.path))
     assert answer.exit_code == 0, answer.output
-    assert indexed[:7] in answer.stdout
+    listed = json.loads(answer.stdout)["results"][0]
+    assert listed["indexed_commit"] == indexed and listed["moved"]
+    assert "passed over: the generation stored for commit" in listed["moved_detail"]
