@@ -179,40 +179,46 @@ __all__ = [
 
 
 def merge_notes(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> MergeReport:
-    """Merge `other_ref` into `ref` per commit; where both hold a note, `choose` decides.
+    """Merge `other_ref` (a fetched remote's notes) into `ref`, per commit: a note only one side
+    holds is kept, and where both hold one, `choose` decides.
 
-    Never the text strategies of `git notes merge` (they concatenate, which corrupts binary
-    notes). The merge commit has both tips as parents, so a push of it is a fast-forward.
+    When ours is an ancestor of theirs and nothing of ours is kept over theirs, the ref simply
+    fast-forwards (as git would, instead of a merge commit of identical content on every fetch);
+    otherwise a merge commit with both tips as parents, so a push of it fast-forwards the remote.
+    Planned on our tip as it is when the ref is swapped, so a note written locally meanwhile is
+    never dropped. Never the text strategies of `git notes merge` (they corrupt binary notes).
     """
     ours, theirs = NotesStore(repo, ref), NotesStore(repo, other_ref)
     their_tip = theirs.tip()
     report = MergeReport()
     if their_tip is None:
         return report
-    our_tip = ours.tip()
-    if our_tip is not None and (our_tip == their_tip or is_descendant(repo, our_tip, their_tip)):
-        return report
     incoming = list(theirs.entries())
+    message = f"kivgraph: merge {other_ref} into {ref}"
 
-    def merge(notes: dict[str, str]) -> None:
-        # Applied to our notes as they are when the ref is swapped (rerun if a writer moved it), so
-        # a note written locally meanwhile is never dropped.
+    def plan(tip: pygit2.Commit | None) -> str | None:
         nonlocal report
         report = MergeReport()
+        our_tip = None if tip is None else str(tip.id)
+        if our_tip is not None and (our_tip == their_tip or is_descendant(repo, our_tip, their_tip)):
+            return None
+        notes = ours.notes_at(tip)
         for note in incoming:
             current = notes.get(note.commit)
             if current is None:
                 notes[note.commit] = note.blob
                 report.added += 1
             elif current != note.blob:
-                where = note_location(note.commit, other_ref)
-                take, why = choose(ours.blob(current), theirs.blob(note.blob), where)
+                take, why = choose(ours.blob(current), theirs.blob(note.blob), note_location(note.commit, other_ref))
                 report.decisions.append(f"{note.commit[:12]}: {why}")
                 if take:
                     notes[note.commit] = note.blob
                     report.replaced += 1
                 else:
                     report.kept += 1
+        if not report.kept and (our_tip is None or is_descendant(repo, their_tip, our_tip)):
+            return their_tip
+        return ours.commit_notes(notes, message, [p for p in (our_tip, their_tip) if p])
 
-    ours.update(merge, f"kivgraph: merge {other_ref} into {ref}", [their_tip])
+    ours.swap(plan, message)
     return report

@@ -112,28 +112,46 @@ class NotesStore:
         blob = self.repo.create_blob(data)
         return self.update(lambda notes: notes.update({commit: str(blob)}), message or f"kivgraph: note for {commit}")
 
-    def update(self, change: Callable[[dict[str, str]], object], message: str, extra: list[str] | None = None) -> str:
-        """Rebuild the notes tree with `change` applied and move the ref only if nobody moved it.
+    def update(self, change: Callable[[dict[str, str]], object], message: str) -> str:
+        """Rebuild the notes tree with `change` applied (commit → blob id, edited in place, rerun on
+        the new tip when a concurrent writer won the race) and move the ref to it."""
 
-        `change` edits commit → blob id in place and is rerun on the new tip when a concurrent
-        writer won the race; `extra` are further parents (the other side of a notes merge).
-        """
+        def plan(tip: pygit2.Commit | None) -> str:
+            notes = self.notes_at(tip)
+            change(notes)
+            return self.commit_notes(notes, message, [] if tip is None else [str(tip.id)])
+
+        moved = self.swap(plan, message)
+        assert moved is not None  # this plan always makes a commit
+        return moved
+
+    def swap(self, plan: Callable[[pygit2.Commit | None], str | None], message: str) -> str | None:
+        """The one compare-and-swap loop: move the ref to the commit `plan` makes of its current tip,
+        only if nobody moved it meanwhile, else plan again on the new tip. None when `plan` says
+        there is nothing to do."""
         for attempt in range(UPDATE_ATTEMPTS):
             tip = self._tip()
-            notes = {n.commit: n.blob for n in self.entries()}
-            change(notes)
-            tree = self._build_tree(notes)
-            parents = ([tip.id] if tip is not None else []) + [pygit2.Oid(hex=p) for p in extra or []]
-            signature = self._signature()
-            new = str(self.repo.create_commit(None, signature, signature, message, tree, parents))
+            new = plan(tip)
+            if new is None:
+                return None
             if compare_and_swap(self.repo, self.ref, new, str(tip.id) if tip is not None else None, message):
                 return new
-            # A concurrent writer won the race: rebuild on its tip.
             time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
         lock = stale_lock(self.repo, self.ref)
         if lock:
             raise NotesError(f"{self.ref} could not be updated: {lock}")
-        raise NotesError(f"{self.ref} kept moving under concurrent writers; the note was not written, retry.")
+        raise NotesError(f"{self.ref} kept moving under concurrent writers; nothing was written, retry.")
+
+    def notes_at(self, tip: pygit2.Commit | None) -> dict[str, str]:
+        """commit → note blob id as of a notes commit (empty for none)."""
+        return {} if tip is None else {n.commit: n.blob for n in self._walk(tip.tree, "")}
+
+    def commit_notes(self, notes: dict[str, str], message: str, parents: list[str]) -> str:
+        """A notes commit holding exactly `notes` (not yet on any ref)."""
+        tree = self._build_tree(notes)
+        signature = self._signature()
+        oids = [pygit2.Oid(hex=p) for p in parents]
+        return str(self.repo.create_commit(None, signature, signature, message, tree, oids))
 
     def _build_tree(self, notes: dict[str, str]) -> pygit2.Oid:
         prefetch(self.repo, notes.values())  # a partial clone fetched the notes tree without its blobs

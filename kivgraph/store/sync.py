@@ -14,19 +14,17 @@ from pathlib import Path
 import pygit2
 
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, NotesError
-from kivgraph.store import MergeReport, choose, merge_notes, note_location
+from kivgraph.store import MergeReport, merge_notes, note_location
 from kivgraph.store.git import (
-    compare_and_swap,
     first_line,
     git_dir,
     init_bare,
-    is_descendant,
     lookup,
     noted_ancestors,
     open_repository,
     run_git,
 )
-from kivgraph.store.notes import NOTES_REF, UPDATE_ATTEMPTS, NotesStore
+from kivgraph.store.notes import NOTES_REF, NotesStore
 
 BACKOFF_BASE = 0.05
 BACKOFF_CAP = 2.0
@@ -129,47 +127,7 @@ def _fetch_and_merge(repo: pygit2.Repository, remote: str, ref: str) -> tuple[in
             return 0, MergeReport()
         raise NotesError(f"cannot fetch {ref} from remote {remote!r}: {first_line(done)}; {_ADVICE}")
     fetched = sum(1 for _ in NotesStore(repo, tracking).entries())
-    return fetched, merge_into(repo, tracking, ref)
-
-
-def merge_into(repo: pygit2.Repository, other_ref: str, ref: str = NOTES_REF) -> MergeReport:
-    """Merge `other_ref` into `ref`: fast-forward when nothing was written on our side since and
-    every note it replaces loses to the incoming one (as git would, instead of a merge commit of
-    identical content on every fetch); else merge_notes, which keeps ours where ours wins."""
-    ours, theirs = NotesStore(repo, ref), NotesStore(repo, other_ref)
-    their_tip = theirs.tip()
-    if their_tip is None:
-        return MergeReport()
-    for attempt in range(UPDATE_ATTEMPTS):
-        our_tip = ours.tip()
-        if our_tip is not None and (our_tip == their_tip or is_descendant(repo, our_tip, their_tip)):
-            return MergeReport()
-        if our_tip is not None and not is_descendant(repo, their_tip, our_tip):
-            return merge_notes(repo, other_ref, ref)
-        report = _fast_forward_report(ours, theirs, other_ref)
-        if report is None:
-            return merge_notes(repo, other_ref, ref)
-        if compare_and_swap(repo, ref, their_tip, our_tip, f"kivgraph: merge {other_ref} into {ref}"):
-            return report
-        time.sleep(random.uniform(0, 0.005 * (attempt + 1)))
-    raise NotesError(f"{ref} kept moving under concurrent writers; {other_ref} was not merged into it, retry.")
-
-
-def _fast_forward_report(ours: NotesStore, theirs: NotesStore, other_ref: str) -> MergeReport | None:
-    """What a fast-forward would do; None when it would replace a note that must be kept."""
-    mine = {note.commit: note.blob for note in ours.entries()}
-    report = MergeReport()
-    for note in theirs.entries():
-        if note.commit not in mine:
-            report.added += 1
-        elif mine[note.commit] != note.blob:
-            where = note_location(note.commit, other_ref)
-            take, why = choose(ours.blob(mine[note.commit]), theirs.blob(note.blob), where)
-            if not take:
-                return None
-            report.replaced += 1
-            report.decisions.append(f"{note.commit[:12]}: {why}")
-    return report
+    return fetched, merge_notes(repo, tracking, ref)
 
 
 def _push(repo: pygit2.Repository, remote: str, ref: str) -> tuple[str, str]:

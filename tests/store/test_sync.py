@@ -272,7 +272,7 @@ def test_merging_into_an_unrelated_ref_keeps_both_tips_as_parents(remote: Remote
     save(clone, remote.commits[0])
     NotesStore(repo, other).write(remote.commits[1], b"\x00binary")
     ours_before, theirs_tip = tip(clone), tip(clone, other)
-    assert sync.merge_into(repo, other).counts() == {"added": 1, "replaced": 0, "kept": 0}
+    assert sync.merge_notes(repo, other).counts() == {"added": 1, "replaced": 0, "kept": 0}
     assert git(clone, "rev-list", "--parents", "-n1", NOTES_REF).split()[1:] == [ours_before, theirs_tip]
     assert shown(clone, remote.commits[1]) == b"\x00binary"
 
