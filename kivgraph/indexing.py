@@ -42,6 +42,7 @@ from kivgraph.scip.ingest import ingest, replace_covered
 from kivgraph.scip.run import Analysis, AnalyzerRun
 from kivgraph.store.git import (
     EntryKind,
+    blob_id,
     blob_size,
     clean_at,
     head_commit,
@@ -168,7 +169,7 @@ def _worktree_files(root: str, paths: list[str], submodules: set[str]) -> Iterat
                 data = handle.read()
         except OSError:
             continue
-        yield TreeFile(path, size, str(pygit2.hash(data)), False, lambda data=data: data)
+        yield TreeFile(path, size, blob_id(data), False, lambda data=data: data)
 
 
 def directory_files(root: Path) -> Iterator[TreeFile]:
@@ -185,7 +186,7 @@ def directory_files(root: Path) -> Iterator[TreeFile]:
                 yield TreeFile(path, 0, "", True, lambda: b"")
                 continue
             size = full.stat().st_size
-            digest = str(pygit2.hashfile(str(full))) if size <= MAX_FILE_BYTES else ""
+            digest = blob_id(full.read_bytes()) if size <= MAX_FILE_BYTES else ""
             yield TreeFile(path, size, digest, False, full.read_bytes)
 
 

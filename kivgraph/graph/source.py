@@ -11,9 +11,8 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pygit2
-
 from kivgraph.model import FileStatus
+from kivgraph.store.git import blob_id
 
 SOURCE_BUDGET_BYTES = 262_144
 """Code served in one answer; the first body past it is left out with every request after it."""
@@ -245,7 +244,7 @@ def _read_source(request: SourceRequest, allowance: int) -> _SourceFile | str | 
     lines = data.decode("utf-8", errors="replace").split("\n")
     if lines[-1] == "":
         lines.pop()
-    return _SourceFile(tuple(line.removesuffix("\r") for line in lines), str(pygit2.hash(data)), len(data))
+    return _SourceFile(tuple(line.removesuffix("\r") for line in lines), blob_id(data), len(data))
 
 
 def _too_large(path: str) -> str:

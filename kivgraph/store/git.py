@@ -254,6 +254,11 @@ def prefetch(repo: pygit2.Repository, oids: Iterable[str]) -> None:
         )
 
 
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob (what the file table records as a file's digest)."""
+    return str(pygit2.hash(data))
+
+
 def _has(repo: pygit2.Repository, oid: str) -> bool:
     try:
         return _oid(oid) in repo.odb
