@@ -171,6 +171,19 @@ def unchecked_languages(graph: Graph, repository: int) -> list[Language]:
     return [lang for lang in header.languages if lang not in checked]
 
 
+KNOWN_LANGUAGES = frozenset(lang.value for lang in Language)
+SHARED_MODULES = frozenset({Language.TYPESCRIPT.value, Language.JAVASCRIPT.value})
+"""Languages whose code imports each other's declarations; any other pair cannot reference each other."""
+
+
+def could_reference(scope_language: str, touched: set[str] | None) -> bool:
+    """Whether code in `scope_language` could hold a use of a declaration in one of the `touched`
+    languages (None: of anything). A language this kivgraph does not know is assumed to."""
+    if touched is None or scope_language not in KNOWN_LANGUAGES or scope_language in touched:
+        return True
+    return scope_language in SHARED_MODULES and bool(touched & SHARED_MODULES)
+
+
 def completeness(
     graph: Graph,
     name: str,
@@ -181,14 +194,15 @@ def completeness(
     """COMPLETE, or LOWER_BOUND with what was not seen and where to grep.
 
     `repositories` bounds the invisible scopes charged (None: every repository); `blind` are
-    the unresolved records (by index) that bound this answer; `languages` limits the "no type
-    checker ran" scopes to the languages the answer touches.
+    the unresolved records (by index) that bound this answer; `languages` are the languages the
+    answer touches: only a scope whose code could reference them is charged (a JavaScript file no
+    checker saw cannot hide a use of a Python function), and "no type checker ran" only for them.
     """
     wanted = set(repositories) if repositories is not None else set(range(len(graph.repositories)))
     touched = set(languages) if languages is not None else None
     scopes: list[Row] = []
     for scope in graph.scopes:
-        if scope.repository in wanted:
+        if scope.repository in wanted and could_reference(scope.language, touched):
             scopes.append({"reason": scope.reason, "repository": graph.repositories[scope.repository].name,
                            "language": scope.language, "path": scope.path or ".", "detail": scope.detail})  # fmt: skip
     for r in sorted(wanted):
