@@ -17,13 +17,14 @@ import click
 
 from kivgraph import __version__
 from kivgraph.derived import DERIVED_PREFIX, default_location, index_rust_library, is_derived
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
 from kivgraph.indexing import Progress, index_snapshot, snapshot_at
 from kivgraph.languages import language_of
 from kivgraph.model import Language
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.scip.analyzers import analyzer_for, locate
 from kivgraph.scip.index import load_index
+from kivgraph.scip.run import ANALYZER_FAILURES
 from kivgraph.store import (
     NOTES_REF,
     note_location,
@@ -167,6 +168,13 @@ JOBS = click.option(
     help="Run the installed type checkers (SCIP indexers); without them edges stay CANDIDATE.",
 )
 @click.option(
+    "--require-analyzers",
+    is_flag=True,
+    default=None,
+    help="Fail, storing nothing, when a type checker for a language in the tree is missing, crashes, times out "
+    "or indexes nothing (default: on when KIVGRAPH_REQUIRE_ANALYZERS=1).",
+)
+@click.option(
     "--scip",
     "scip_files",
     multiple=True,
@@ -183,9 +191,14 @@ def index(
     as_json: bool,
     jobs: int | None,
     analyzers: bool,
+    require_analyzers: bool | None,
     scip_files: tuple[str, ...],
 ) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
+    if require_analyzers and not analyzers:
+        raise InvalidArgumentError("--require-analyzers needs the analyzers; drop --no-analyzers.")
+    if require_analyzers is None:  # the environment's default; an explicit --no-analyzers wins over it
+        require_analyzers = analyzers and os.environ.get("KIVGRAPH_REQUIRE_ANALYZERS") == "1"
     if worktree and revision != "HEAD":
         raise InvalidArgumentError("--worktree indexes the working tree; it cannot be combined with --commit.")
     if worktree and out is None:
@@ -198,6 +211,11 @@ def index(
     snap = snapshot_at(path, revision, worktree)
     scip_indexes = tuple(load_index(read_file(name), name) for name in scip_files)
     generation = index_snapshot(snap, chosen, progress, jobs, scip_indexes, analyzers)
+    failed = [scope for scope in generation.invisible_scopes if scope.reason in ANALYZER_FAILURES]
+    if require_analyzers and failed:
+        listed = "; ".join(f"{scope.language} at {scope.scope}: {scope.reason} ({scope.detail})" for scope in failed)
+        raise IndexingFailedError(f"a required type checker did not run, so nothing was stored: {listed}. "
+                                  "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
     if out is not None:
         blob = save_to_file(generation, out)
         location = out

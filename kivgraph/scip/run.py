@@ -107,6 +107,11 @@ def command(project: Project, binary: str, output: Path, version: str) -> list[s
     return [binary, "scip", ".", "--output", str(output)]
 
 
+ANALYZER_FAILURES = frozenset({"ANALYZER_UNAVAILABLE", "ANALYZER_TIMEOUT", "ANALYZER_CRASHED", "ANALYZER_EMPTY_INDEX"})
+"""Invisible-scope reasons that mean a type checker that should have run did not: what
+`kivgraph index --require-analyzers` refuses to store."""
+
+
 def run_project(
     project: Project, tree: Path, outputs: Path, version: str, in_place: bool, origin: Path | None = None
 ) -> AnalyzerRun:

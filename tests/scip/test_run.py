@@ -4,7 +4,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from kivgraph.cli import cli
 from kivgraph.indexing import index_repository
 from kivgraph.model import Confidence, EdgeKind, Language
 from kivgraph.scip import run
@@ -126,7 +128,10 @@ def test_rust_workspace_calls_and_trait_impls_are_exact_with_rust_analyzer(make_
     # rust-analyzer states no relationships; the trait named in `impl Priced for Item` is a checked
     # reference, attributed to Item, so the impl edge is exact and the syntax candidate gives way.
     implements = {(e.confidence, e.file) for e in generation.edges if e.kind is EdgeKind.IMPLEMENTS}
-    assert implements == {(EXACT, "core_lib/src/model.rs")}
+    # Type-level impls are exact; each impl method implements the trait method of its name.
+    certain = Confidence.STRUCTURAL_CERTAIN
+    assert implements == {(EXACT, "core_lib/src/model.rs"), (certain, "core_lib/src/model.rs"),
+                          (EXACT, "core_lib/src/storage/cache.rs"), (certain, "core_lib/src/storage/cache.rs")}
 
 
 def test_typescript_without_a_tsconfig_is_an_invisible_scope_and_keeps_candidates(make_repo):
@@ -228,3 +233,23 @@ def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(
     assert "example.com/lib => /src/lib\n" in text
     assert "example.com/util v1.0.0 => /src/app/third_party/util\n" in text
     assert "example.com/net => example.com/fork v1.2.0\n" in text  # a module replacement is left alone
+
+
+def test_require_analyzers_refuses_to_store_an_index_whose_checker_crashed(make_repo, tmp_path, monkeypatch):
+    crash = executable(tmp_path / "scip-go", 'echo "panic: boom" >&2; exit 2')
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", crash)
+    repo = make_repo(GO_MODULE)
+    for args, env in ((["--require-analyzers"], {}), ([], {"KIVGRAPH_REQUIRE_ANALYZERS": "1"})):
+        result = CliRunner().invoke(cli, ["index", str(repo.path), *args], env=env)
+        assert result.exit_code == 1, result.output
+        assert "a required type checker did not run, so nothing was stored: go at .: ANALYZER_CRASHED" in result.output
+        assert repo.git("notes", "--ref=kivgraph", "list") == ""
+    # Without the requirement the same index is stored, its Go files left to the syntax layer.
+    stored = CliRunner().invoke(cli, ["index", str(repo.path)], env={"KIVGRAPH_REQUIRE_ANALYZERS": "0"})
+    assert stored.exit_code == 0, stored.output
+    # An explicit --no-analyzers wins over the environment; with --require-analyzers it is a usage mistake.
+    required = {"KIVGRAPH_REQUIRE_ANALYZERS": "1"}
+    plain = CliRunner().invoke(cli, ["index", str(repo.path), "--no-analyzers"], env=required)
+    assert plain.exit_code == 0, plain.output
+    both = CliRunner().invoke(cli, ["index", str(repo.path), "--no-analyzers", "--require-analyzers"])
+    assert both.exit_code == 2 and "--require-analyzers needs the analyzers" in both.output
