@@ -275,13 +275,13 @@ class Graph:
         self.edge_file = joined(edge_columns["file"])
         self.edge_line = joined(edge_columns["line"])
         self.dependencies: list[PackageDependency] = []
-        if len(repositories) > 1:
-            self._link()
+        self._link()
         self.out_ptr, self.out_edges = _csr(self.edge_source, self.size)
         self.in_ptr, self.in_edges = _csr(self.edge_target, self.size)
 
     def _link(self) -> None:
-        """Bind consumers' external references to the other loaded repositories (graph/link.py)."""
+        """Bind external references to the loaded repositories that provide them — other ones, and a
+        repository's own package where its analyzer saw an installed copy (graph/link.py)."""
         links = link(self)
         self.unresolved.extend(links.unresolved)
         self.dependencies = links.dependencies

@@ -7,6 +7,11 @@ become unresolved records with the reason — never an edge. A reference to the 
 to one of its modules, is a package-level dependency, which proves the dependency and never a use
 of any one symbol. A type checker's path is compared whole with the path the provider's own files
 give each declaration (module path + qualified name): never by the last name alone.
+
+A repository is its own provider too: a type checker that resolved `import pkg` in its tests to the
+copy of the repository's own package installed in site-packages (or node_modules) named a package
+the repository's manifest declares, and the use binds back to the source declaration — or, when
+the source no longer declares it, is a blind spot; it never silently leaves the repository.
 """
 
 import re
@@ -100,7 +105,7 @@ def link(graph: "Graph") -> Links:
     from kivgraph.graph.index import UnresolvedInfo
 
     links = Links([], [], [], [], [], [], [])
-    if len(graph.repositories) < 2 or not graph.externals:
+    if not graph.externals:
         return links
     by_identity = identities(graph)
     members: dict[int, list[int]] = {}
@@ -130,7 +135,8 @@ def link(graph: "Graph") -> Links:
         request = _request(x, fam, exact, names)
         if request is None:
             return "skip", None
-        candidates = [p for p in _lookup(by_identity, fam, request) if graph.packages[p].repository != x.repository]
+        found = _lookup(by_identity, fam, request)
+        candidates = [p for p in found if _may_provide(graph.packages[p], x, exact, request)]
         if request.distribution:
             candidates = [
                 p for p in candidates
@@ -143,12 +149,15 @@ def link(graph: "Graph") -> Links:
         if len(providers) > 1:
             declared_by = ", ".join(graph.repositories[r].name for r in providers)
             return "unresolved", ("AMBIGUOUS_PACKAGE_PROVIDER", f"{request.package} is declared by {declared_by}")
+        own = providers[0] == x.repository
         if not request.path:
+            if own:
+                return "skip", None  # its own package: no dependency to report
             wanted = {request.package, x.package}
-            own = [p for p in candidates if {graph.packages[p].name, graph.packages[p].label} & wanted]
-            return "depend", own or candidates
+            named = [p for p in candidates if {graph.packages[p].name, graph.packages[p].label} & wanted]
+            return "depend", named or candidates
         if fam in PATH_FAMILIES:
-            target = _bind_path(graph, paths, request, candidates, exact)
+            target = _bind_path(graph, paths, request, candidates, exact, own)
         else:
             target = _bind(graph, request.path, [i for p in candidates for i in members.get(p, [])])
         if isinstance(target, list):
@@ -157,6 +166,10 @@ def link(graph: "Graph") -> Links:
             return "skip", None  # declared outside the provider (a derived trait impl's member)
         if isinstance(target, str):
             provider = graph.repositories[providers[0]].name
+            if own:
+                installed = f"the installed copy of {x.package} {x.version}"
+                return "unresolved", (target, f"{request.path}: {installed} declares it, the source of {provider} "
+                                      "does not; reinstall the package")  # fmt: skip
             return "unresolved", (target, f"{request.path} in {request.package} ({provider})")
         return "edge", target
 
@@ -182,6 +195,20 @@ def link(graph: "Graph") -> Links:
             links.files.append(x.file)
             links.lines.append(x.line)
     return links
+
+
+def _may_provide(package: "PackageInfo", x: "ExternalInfo", exact: bool, request: Request) -> bool:
+    """Whether a package may be what the reference names. Another repository's may (its manifest is
+    checked below); the consumer's own only when a type checker resolved the use to an installed
+    copy of a package its manifest declares — the syntax layer's unresolved imports of its own
+    names prove nothing, and a Python package provides itself only under its own distribution."""
+    if package.repository != x.repository:
+        return True
+    if not exact:
+        return False
+    return not request.distribution or (
+        bool(package.distribution) and same_distribution(package.distribution, request.distribution)
+    )
 
 
 def _request(x: "ExternalInfo", fam: str, exact: bool, names: dict[str, set[str]]) -> Request | None:
@@ -347,12 +374,12 @@ def _rust_module(relative: str) -> list[str] | None:
 
 
 def _bind_path(
-    graph: "Graph", paths: Paths, request: Request, candidates: list[int], exact: bool
+    graph: "Graph", paths: Paths, request: Request, candidates: list[int], exact: bool, own: bool = False
 ) -> int | str | list[int]:
     """The one provider declaration the path names; the packages whose modules it names (a
-    package-level dependency); "" when what it names is declared outside the provider; or why
-    none: PROVIDER_SYMBOL_NOT_FOUND (the provider no longer declares it: version drift) or
-    AMBIGUOUS_PROVIDER_SYMBOL."""
+    package-level dependency; for the consumer's `own` package, the module itself); "" when what it
+    names is declared outside the provider; or why none: PROVIDER_SYMBOL_NOT_FOUND (the provider
+    no longer declares it: version drift) or AMBIGUOUS_PROVIDER_SYMBOL."""
 
     def find(path: str) -> list[int]:
         """A type checker's path must equal a declaration's whole path. The syntax layer's (a name
@@ -370,7 +397,7 @@ def _bind_path(
     found = find(request.path)
     declared = [i for i in found if graph.kind_of(i) != "module"]
     if found and not declared:
-        return sorted({int(graph.package[i]) for i in found})
+        return _one(graph, found) if own else sorted({int(graph.package[i]) for i in found})
     if not found and request.implementer and any(graph.kind_of(i) != "module" for i in find(request.implementer)):
         return ""
     return _one(graph, declared)
