@@ -1,15 +1,17 @@
 """The TypeScript/JavaScript syntax layer: declarations, imports, bindings, references, resolution."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget, RepoLayout, adapter, language_of
 from kivgraph.languages.syntax import Declaration, ExportAlias, FileSyntax, Import, Role
 from kivgraph.languages.typescript import JavaScriptAdapter, TypeScriptAdapter
-from kivgraph.model import Language, SymbolKind
+from kivgraph.model import Confidence, EdgeKind, Language, SymbolKind
 from tests.languages.helpers import fixture_layout, qualified_all
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "typescript"
@@ -703,3 +705,96 @@ def test_import_records_carry_their_position() -> None:
     assert (first.line, first.column) == (2, 14)
     source = (FIXTURES / "monorepo" / "packages/core/src/index.ts").read_bytes()
     assert source[first.start_byte :].startswith(b'"./math.js"')
+
+
+# ---- object literals ------------------------------------------------------------------------
+
+
+def test_methods_and_function_properties_of_a_module_level_object_literal_are_its_members() -> None:
+    syntax = parse_fixture("objects", "src/handlers.ts")
+    names = qualified_all(syntax)
+    assert one(syntax, "handlers.open").kind is SymbolKind.METHOD
+    assert one(syntax, "handlers.close").kind is SymbolKind.METHOD
+    assert one(syntax, "add.run").kind is SymbolKind.METHOD
+    assert one(syntax, "handlers.open").exported  # a member of an exported object is public
+    assert "handlers.save" not in names  # a shorthand names a binding; it declares nothing
+    assert "add.kind" not in names  # data keys are not declarations
+    assert "commit.run" not in names  # `run: flush` holds a function declared elsewhere
+    assert "named.run" not in names  # literals inside functions are values, not declarations
+
+
+def test_nested_literals_getters_string_keys_defaults_and_static_fields_declare_members() -> None:
+    syntax = parse_fixture("objects", "src/routes.ts")
+    names = qualified_all(syntax)
+    assert one(syntax, "api.users").kind is SymbolKind.PROPERTY
+    assert one(syntax, "api.users.list").kind is SymbolKind.METHOD
+    assert one(syntax, "api.ready").kind is SymbolKind.GETTER
+    assert one(syntax, "api.quoted").kind is SymbolKind.METHOD
+    assert one(syntax, "default.start").kind is SymbolKind.METHOD
+    assert one(syntax, "Router.table.route").kind is SymbolKind.METHOD
+    assert "api.limits" not in names  # a nested record of data declares nothing
+    assert "api.limits.max" not in names
+
+
+def test_keys_of_a_literal_typed_beside_it_name_the_members_of_that_type() -> None:
+    syntax = parse_fixture("objects", "src/handlers.ts")
+    keys = {(r.names, r.role, r.line) for r in syntax.references if len(r.names) == 2 and r.names[0] == "Command"}
+    assert (("Command", "kind"), Role.READ, 31) in keys
+    assert (("Command", "run"), Role.IMPLEMENTS, 32) in keys  # `add.run` is declared: it implements
+    assert (("Command", "run"), Role.READ, 37) in keys  # `run: flush` only names the member
+    assert (("Command", "run"), Role.READ, 39) in keys  # `… satisfies Command`
+    assert (("Command", "run"), Role.READ, 49) in keys  # the shorthand `{ run }`
+    assert (("Command", "run"), Role.READ, 52) in keys  # a local `const command: Command = {…}`
+    assert not any(line in (42, 61) for _, _, line in keys)  # no type written beside the literal
+    assert ("run", Role.ASSIGN, 49) in uses(syntax)  # the shorthand still uses its binding
+
+
+def named_edges(generation) -> set[tuple[str, str, str]]:
+    name = {
+        s.key: f"{s.file}:{'<module>' if s.kind is SymbolKind.MODULE else s.qualified_name}" for s in generation.symbols
+    }
+    return {(name[e.source], e.kind.value, name[e.target]) for e in generation.edges}
+
+
+def test_without_analyzers_object_literal_members_own_their_calls_and_keys_reach_members(make_repo) -> None:
+    repo = make_repo(name="objects")
+    shutil.copytree(FIXTURES / "objects", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    generation = index_repository(str(repo.path))
+    assert all(e.confidence is Confidence.CANDIDATE for e in generation.edges if e.kind is not EdgeKind.METHOD_OF)
+    edges = named_edges(generation)
+    h, r = "src/handlers.ts", "src/routes.ts"
+    must = {
+        (f"{h}:handlers.open", "CALLS_DIRECT", f"{h}:log"),
+        (f"{h}:handlers.close", "CALLS_DIRECT", f"{h}:save"),
+        (f"{h}:handlers", "ASSIGNS_FUNCTION", f"{h}:save"),
+        (f"{h}:use", "CALLS_DIRECT", f"{h}:handlers.open"),
+        (f"{h}:add.run", "IMPLEMENTS", f"{h}:Command.run"),
+        (f"{h}:add.run", "CALLS_DIRECT", f"{h}:log"),
+        (f"{h}:add", "REFERENCES", f"{h}:Command.kind"),
+        (f"{h}:commit", "REFERENCES", f"{h}:Command.run"),
+        (f"{h}:commit", "ASSIGNS_FUNCTION", f"{h}:flush"),
+        (f"{h}:quick", "REFERENCES", f"{h}:Command.run"),
+        (f"{h}:short", "REFERENCES", f"{h}:Command.run"),
+        (f"{h}:short", "ASSIGNS_FUNCTION", f"{h}:run"),
+        (f"{h}:wrap", "REFERENCES", f"{h}:Command.run"),
+        (f"{h}:argument", "ASSIGNS_FUNCTION", f"{h}:run"),
+        (f"{r}:api.users.list", "CALLS_DIRECT", f"{h}:log"),
+        (f"{r}:default.start", "CALLS_DIRECT", f"{h}:handlers.open"),
+        (f"{r}:Router.table.route", "CALLS_DIRECT", f"{h}:log"),
+        (f"{r}:visit", "CALLS_DIRECT", f"{r}:api.users.list"),
+        (f"{r}:visit", "CALLS_DIRECT", f"{h}:handlers.close"),
+        (f"{r}:visit", "CALLS_DIRECT", f"{r}:fetch"),
+    }
+    must_not = {
+        (f"{h}:<module>", "CALLS_DIRECT", f"{h}:log"),
+        (f"{h}:handlers", "CALLS_DIRECT", f"{h}:log"),
+        (f"{h}:add", "CALLS_DIRECT", f"{h}:log"),
+        (f"{h}:add", "REFERENCES", f"{h}:Command.run"),
+        (f"{h}:commit", "IMPLEMENTS", f"{h}:Command.run"),
+        (f"{h}:short", "ASSIGNS_FUNCTION", f"{h}:Command.run"),
+        (f"{r}:<module>", "CALLS_DIRECT", f"{h}:handlers.open"),
+        (f"{r}:api", "CALLS_DIRECT", f"{h}:log"),
+    }
+    assert must <= edges, must - edges
+    assert not must_not & edges, must_not & edges

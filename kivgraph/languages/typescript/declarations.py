@@ -1,7 +1,8 @@
 """Which TypeScript/JavaScript syntax declares what: kind, name node, span and signature cut.
 
 Covers functions, classes and their members, interfaces, type aliases, enums, namespaces,
-module-level variables, `export default` values and CommonJS `exports.x =`. Members are reached
+module-level variables (and the members of object literals they hold), `export default` values
+and CommonJS `exports.x =`. Members are reached
 downward from their container and module-level statements from the root; nothing walks `.parent`.
 """
 
@@ -9,17 +10,17 @@ import tree_sitter as ts
 
 from kivgraph.languages.syntax import Declaration, ExportAlias, Import
 from kivgraph.languages.treesitter import collapse
-from kivgraph.languages.typescript.drafts import Draft, DraftBook
+from kivgraph.languages.typescript.drafts import Draft
 from kivgraph.languages.typescript.exports import export_facts
+from kivgraph.languages.typescript.objects import FUNCTION_VALUES, ObjectMembers, object_literal
 from kivgraph.languages.typescript.scan import FileScan, first_child, first_named, string_value
 from kivgraph.model import SymbolKind
 
-FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "generator_function", "function"})
 CLASS_VALUES = frozenset({"class"})
 VARIABLE_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration"})
 
 
-class Declarations(DraftBook):
+class Declarations(ObjectMembers):
     """Builds the declarations of one file from its captures and its module-level statements."""
 
     def __init__(self, scan: FileScan, root: ts.Node) -> None:
@@ -229,6 +230,9 @@ class Declarations(DraftBook):
             draft.opens_scope = True
         else:
             draft = self.draft(name, SymbolKind.PROPERTY, member, name_node, cut=self.value_cut(value))
+            literal = object_literal(value)
+            if literal is not None:
+                self.object_members(literal, draft)
         draft.private = private or name.startswith("#")
 
     def interface(self, node: ts.Node) -> None:
@@ -377,6 +381,9 @@ class Declarations(DraftBook):
             else:
                 kind = SymbolKind.CONSTANT if constant else SymbolKind.VARIABLE
                 draft = self.draft(name, kind, declarator, name_node, outer=span, cut=self.value_cut(value))
+                literal = object_literal(value)
+                if literal is not None:
+                    self.object_members(literal, draft)
             draft.exported = exported
             if not single:
                 prefix = self.source[outer.start_byte : prefix_end].decode("utf-8", errors="replace")
@@ -484,6 +491,9 @@ class Declarations(DraftBook):
                 self.class_members(body, draft)
         else:
             draft = self.draft(name, SymbolKind.CONSTANT, value, name_node, outer=outer, cut=self.value_cut(value))
+            literal = object_literal(value)
+            if literal is not None:
+                self.object_members(literal, draft)
         draft.exported = True
 
     def commonjs(self, assignment: ts.Node) -> None:

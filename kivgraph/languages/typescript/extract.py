@@ -13,6 +13,7 @@ from kivgraph.languages.syntax import FileSyntax, SyntaxProblem
 from kivgraph.languages.treesitter import grammar, syntax_errors, syntax_tree, timed_out
 from kivgraph.languages.typescript.declarations import Declarations
 from kivgraph.languages.typescript.imports import collect_imports
+from kivgraph.languages.typescript.objects import typed_keys
 from kivgraph.languages.typescript.references import collect_bindings, collect_references
 from kivgraph.languages.typescript.scan import FileScan, file_query
 
@@ -44,6 +45,10 @@ def parse_file(path: str, source: bytes, grammar_name: str) -> FileSyntax:
     collect_imports(scan)
     bindings = collect_bindings(scan)
     references = collect_references(scan)
+    # after the shorthand `{ run }`'s own use at the same byte: where a type checker reports one
+    # occurrence there, it is the member the key implements, and this role is what it takes
+    references.extend(typed_keys(scan))
+    references.sort(key=lambda r: r.start_byte)
     scan.imports.sort(key=lambda i: i.start_byte)
     scan.exports.sort(key=lambda e: e.line)
     return FileSyntax(

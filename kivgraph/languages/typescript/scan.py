@@ -34,6 +34,7 @@ class FileScan:
         "captures",
         "claimed",
         "declared_declarators",
+        "member_keys",
         "imports",
         "exports",
         "declaration_file",
@@ -49,6 +50,8 @@ class FileScan:
         they are never references."""
         self.declared_declarators: set[int] = set()
         """Ids of module-level variable declarators, which are declarations rather than bindings."""
+        self.member_keys: set[int] = set()
+        """Ids of object-literal keys that declare a member (`a` in `const handlers = { a() {} }`)."""
         self.imports: list[Import] = []
         self.exports: list[ExportAlias] = []
         self.declaration_file = declaration_file

@@ -39,3 +39,7 @@
 (public_field_definition value: (member_expression) @ref.assign.path)
 (type_identifier) @ref.type.name
 (nested_type_identifier) @ref.type.path
+
+; ---- object literals whose type is written beside them (objects.typed_keys) ------------------
+(variable_declarator type: (type_annotation) value: (_)) @typed.declarator
+[(satisfies_expression) (as_expression)] @typed.object
