@@ -2,20 +2,25 @@
 events, imports with show/as/export/part, library URIs resolved against pubspecs."""
 
 import random
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
 from kivgraph.languages.dart import DartAdapter
 from kivgraph.languages.syntax import FileSyntax, Import, Role
-from kivgraph.model import Language, SymbolKind
+from kivgraph.model import Confidence, EdgeKind, Generation, Language, SymbolKind
 from tests.languages.helpers import declaration, fixture_layout, inside, references
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "dart"
 ADAPTER = DartAdapter()
 MODELS = "shop_models/lib/src"
 APP = "shop_app/lib"
+SRC = "lib/src"
 
 
 def parse_fixture(path: str, case: str = "workspace") -> FileSyntax:
@@ -137,7 +142,8 @@ def test_imports_bind_prefixes_shown_names_or_everything() -> None:
         ("package:http/http.dart", None, "http", False, False),
         ("package:shop_models/shop_models.dart", None, None, True, False),
         ("format.dart", None, "fmt", False, False),
-        ("src/cart_total.dart", None, None, True, False),  # the `part`
+        ("src/cart_total.dart", None, None, True, False),  # the `part`: its names are in scope here
+        ("src/cart_total.dart", None, None, True, True),  # and are the library's own to its importers
     ]
     assert cart.imports[0] == Import("dart:math", "max", "max", 1, 24, 24)
 
@@ -157,9 +163,79 @@ def test_exports_are_reexports_and_show_lists_name_them() -> None:
 def test_part_of_names_the_library_in_the_package_clause() -> None:
     assert parse_fixture(f"{APP}/src/cart_total.dart").package_clause == "../cart.dart"
     assert parse_text("part of my.library;\n").package_clause == "my.library"
+    assert parse_fixture(f"{SRC}/crate.dart", case="library").package_clause == "geometry"
+
+
+def test_exports_with_hide_and_conditional_uris_republish_the_first_uri() -> None:
+    syntax = parse_text("export 'a.dart' hide X;\nexport 'b.dart' if (dart.library.io) 'b_io.dart' show Y;\n")
+    shapes = [(i.module, i.name, i.wildcard, i.reexport) for i in syntax.imports]
+    assert shapes == [("a.dart", None, True, True), ("b.dart", "Y", False, True)]
+
+
+def test_an_extension_types_representation_is_its_field() -> None:
+    units = parse_fixture(f"{SRC}/units.dart", case="library")
+    meters = declaration(units, "Meters", SymbolKind.CLASS)
+    value = declaration(units, "value")
+    assert (value.kind, value.signature, value.exported, value.name_line) == (SymbolKind.FIELD, "int value", True, 2)
+    assert inside(value, meters) and not value.opens_scope
+    label = declaration(units, "Label", SymbolKind.CLASS)
+    assert inside(declaration(units, "text", SymbolKind.FIELD), label)
+    assert "_" not in {d.name for d in units.declarations}  # `Label._` names a constructor, not a field
+    syntax = parse_text("extension type Pair(List<int> items) {}\n")
+    assert [(d.name, d.kind, d.signature) for d in syntax.declarations][1:] == [
+        ("items", SymbolKind.FIELD, "List<int> items")
+    ]
+
+
+def test_enum_values_are_members_of_their_enum_even_with_arguments_and_members() -> None:
+    palette = parse_fixture(f"{SRC}/palette.dart", case="library")
+    planet = declaration(palette, "Planet", SymbolKind.ENUM)
+    values = [d.name for d in palette.declarations if d.kind == SymbolKind.ENUM_MEMBER and inside(d, planet)]
+    assert values == ["earth", "mars"]
+    assert declaration(palette, "mass").kind == SymbolKind.FIELD
+    assert declaration(palette, "warm").kind == SymbolKind.GETTER
 
 
 # --- references ----------------------------------------------------------------------------
+
+
+def test_field_formals_use_the_field_of_their_own_class() -> None:
+    box = parse_fixture(f"{SRC}/box.dart", case="library")
+    assert [(r.role, r.line, r.column) for r in references(box, "this", "value")] == [
+        (Role.READ, 8, 6),
+        (Role.READ, 10, 37),  # `{required this.value}`
+    ]
+    assert [r.line for r in references(box, "this", "label")] == [10]
+    syntax = parse_text("class P {\n  int x, y;\n  P(int this.x, [this.y = 0]);\n}\n")
+    assert [(r.names, r.line) for r in syntax.references if r.names[0] == "this"] == [
+        (("this", "x"), 3),
+        (("this", "y"), 3),
+    ]
+
+
+def test_super_formals_use_the_superclass_field_of_their_name() -> None:
+    crate = parse_fixture(f"{SRC}/crate.dart", case="library")
+    assert [(r.names, r.role, r.line) for r in crate.references if r.line == 7] == [
+        (("Box", "value"), Role.READ, 7),
+        (("this", "inner"), Role.READ, 7),
+    ]
+    syntax = parse_text("class A extends p.Base<int> with M {\n  A({super.key});\n}\nclass B {\n  B(super.x);\n}\n")
+    formals = [r.names for r in syntax.references if r.line in (2, 5) and r.role == Role.READ]
+    assert formals == [("p", "Base", "key")]  # without `extends`, `super` is Object: nothing to name
+
+
+def test_enum_values_in_patterns_are_reads_of_the_qualified_name() -> None:
+    palette = parse_fixture(f"{SRC}/palette.dart", case="library")
+    pattern_lines = (20, 21, 26)
+    found = [(r.names, r.role, r.line) for r in palette.references if r.line in pattern_lines]
+    assert found == [
+        (("Color", "red"), Role.READ, 20),
+        (("Color", "green"), Role.READ, 21),
+        (("Color", "green"), Role.READ, 26),
+    ]
+    syntax = parse_text("void f(Object o) {\n  if (o case p.Color.red) {}\n}\n")
+    assert [r.names for r in syntax.references if r.line == 2 and len(r.names) > 1] == [("p", "Color", "red")]
+    assert not [r for r in syntax.references if r.role == Role.TYPE and r.names[-1] == "Color"]
 
 
 def test_member_chains_are_rebuilt_from_selectors() -> None:
@@ -339,3 +415,75 @@ def test_the_adapter_states_darts_rules_as_data() -> None:
     assert ADAPTER.implicit_member_scope and not ADAPTER.package_scope
     assert ADAPTER.self_names == frozenset({"this", "super"})
     assert {"int", "String", "List", "print", "override"} <= ADAPTER.builtins
+
+
+# --- resolution without a type checker -----------------------------------------------------
+
+
+def index_case(case: str, make_repo: Callable[..., Any]) -> Generation:
+    repo = make_repo(name=case)
+    shutil.copytree(FIXTURES / case, repo.path, dirs_exist_ok=True)
+    repo.commit(message=f"fixture {case}")
+    return index_repository(str(repo.path))
+
+
+def named_edges(generation: Generation) -> set[tuple[str, str, str]]:
+    name = {
+        s.key: f"{s.file}:{'<module>' if s.kind is SymbolKind.MODULE else s.qualified_name}" for s in generation.symbols
+    }
+    return {(name[e.source], e.kind.value, name[e.target]) for e in generation.edges}
+
+
+def test_formals_enum_values_representation_fields_exports_and_parts_resolve_from_syntax(make_repo) -> None:
+    generation = index_case("library", make_repo)
+    edges = named_edges(generation)
+    lib, box, crate = "lib/geometry.dart", f"{SRC}/box.dart", f"{SRC}/crate.dart"
+    palette, units, main = f"{SRC}/palette.dart", f"{SRC}/units.dart", "bin/main.dart"
+    must = {
+        # `this.x` and `super.x` formals
+        (f"{box}:Box.new", "REFERENCES", f"{box}:Box.value"),
+        (f"{box}:Box.labelled", "REFERENCES", f"{box}:Box.label"),
+        (f"{box}:Box.labelled", "REFERENCES", f"{box}:Box.value"),
+        (f"{crate}:Crate.new", "REFERENCES", f"{crate}:Crate.inner"),
+        (f"{crate}:Crate.new", "REFERENCES", f"{box}:Box.value"),
+        (f"{palette}:Planet.new", "REFERENCES", f"{palette}:Planet.mass"),
+        # enum values, in expressions and in patterns
+        (f"{palette}:Color.warm", "REFERENCES", f"{palette}:Color.red"),
+        (f"{palette}:describe", "REFERENCES", f"{palette}:Color.red"),
+        (f"{palette}:describe", "REFERENCES", f"{palette}:Color.green"),
+        (f"{palette}:isGreen", "REFERENCES", f"{palette}:Color.green"),
+        (f"{main}:main", "REFERENCES", f"{palette}:Color.green"),
+        (f"{main}:main", "REFERENCES", f"{palette}:Planet.mars"),
+        # extension-type representation fields
+        (f"{units}:Meters.+", "REFERENCES", f"{units}:Meters.value"),
+        (f"{units}:Meters.centimeters", "REFERENCES", f"{units}:Meters.value"),
+        (f"{units}:Label.shout", "REFERENCES", f"{units}:Label.text"),
+        (f"{main}:main", "REFERENCES", f"{units}:Meters.centimeters"),
+        # exports: the whole library, or the names shown
+        (f"{lib}:<module>", "REEXPORTS", f"{palette}:<module>"),
+        (f"{lib}:<module>", "REEXPORTS", f"{units}:Meters"),
+        (f"{main}:main", "CALLS_DIRECT", f"{palette}:describe"),
+        (f"{main}:main", "CALLS_DIRECT", f"{units}:Meters"),
+        # parts: one scope with their library (either `part of` form), public through its importers
+        (f"{lib}:<module>", "IMPORTS_SYMBOL", f"{box}:<module>"),
+        (f"{lib}:<module>", "REEXPORTS", f"{crate}:<module>"),
+        (f"{lib}:starter", "CALLS_DIRECT", f"{box}:Box"),
+        (f"{box}:Box.volume", "CALLS_DIRECT", f"{lib}:_volume"),
+        (f"{crate}:Crate", "EXTENDS", f"{box}:Box"),
+        (f"{crate}:Crate.height", "CALLS_DIRECT", f"{units}:Meters"),
+        (f"{main}:main", "CALLS_DIRECT", f"{box}:Box"),
+        (f"{main}:main", "CALLS_DIRECT", f"{crate}:Crate"),
+        (f"{main}:main", "REFERENCES", f"{box}:Box.value"),
+    }
+    must_not = {
+        (f"{units}:Meters.centimeters", "REFERENCES", f"{units}:Meters"),  # `this.value` is the field
+        (f"{crate}:Crate.new", "REFERENCES", f"{box}:Box.new"),  # `super.value` names no constructor
+        (f"{main}:main", "REFERENCES", f"{units}:Meters.value"),  # `box.value` is the Box's
+        (f"{lib}:<module>", "REEXPORTS", f"{units}:<module>"),  # `show Meters` republishes Meters only
+        (f"{main}:main", "CALLS_DIRECT", f"{lib}:_volume"),
+    }
+    assert must <= edges, must - edges
+    assert not must_not & edges, must_not & edges
+    assert all(e.confidence is Confidence.CANDIDATE for e in generation.edges if e.kind is not EdgeKind.METHOD_OF)
+    blind = {(u.reason, u.requested_symbol) for u in generation.unresolved}
+    assert not {r for r in blind if r[0] in ("NAME_NOT_RESOLVED", "MEMBER_NOT_FOUND")}, blind

@@ -57,6 +57,7 @@
 (for_loop_parts value: (identifier) @role.read)
 (switch_statement_case (identifier) @role.read)
 (constant_pattern (identifier) @role.read)
+(constant_pattern (qualified) @qualified)
 (annotation name: (identifier) @annotation)
 
 ; --- types and heritage ---------------------------------------------------------------------

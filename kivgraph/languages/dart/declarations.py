@@ -2,13 +2,14 @@
 
 tree-sitter-dart keeps a function's signature and its body as siblings, and a top-level
 variable's keywords and type beside its names, so declarations are rebuilt here from runs of
-siblings. Only those two levels are walked (plus local functions, found by the query).
+siblings. Only those two levels are walked (plus local functions, found by the query), and the
+parameter lists of constructors, whose `this.x` / `super.x` formals name a field.
 """
 
 import tree_sitter as ts
 
 from kivgraph.languages import treesitter
-from kivgraph.languages.syntax import Declaration, Import
+from kivgraph.languages.syntax import Declaration, Import, Reference, Role
 from kivgraph.model import SymbolKind
 
 TYPE_DECLARATIONS = {
@@ -84,6 +85,10 @@ class DeclarationWalk:
         self.package_clause = ""
         self.names: set[int] = set()
         """Node ids of declared names that type captures must not report as references."""
+        self.formals: list[Reference] = []
+        """`this.x` and `super.x` constructor parameters: uses of the field they initialize."""
+        self.superclass: tuple[str, ...] = ()
+        """The `extends` clause of the class whose body is being walked, as a name path."""
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -184,7 +189,11 @@ class DeclarationWalk:
                 if directive is not None:
                     self.directive(directive)
             elif kind == "part_directive":
-                self.add_import(child, uri_text(_first_of(child, "uri"), self.source), None, None, True, False)
+                # A part shares the library's scope (the wildcard) and its public names are the
+                # library's own, so importers of the library see them (the re-export).
+                uri = uri_text(_first_of(child, "uri"), self.source)
+                self.add_import(child, uri, None, None, True, False)
+                self.add_import(child, uri, None, None, True, True)
             elif kind == "library_name":
                 self.package_clause = node_text(child, self.source).removeprefix("library").strip().rstrip(";")
             elif kind == "part_of_directive":
@@ -215,8 +224,29 @@ class DeclarationWalk:
             return
         end = body.start_byte if body is not None else node.end_byte
         self.add(name, name_node, kind, node, node, self.text_between(node.start_byte, end), docs)
+        representation = _first_of(node, "representation_declaration")
+        if representation is not None:
+            self.representation_field(representation)
         if body is not None:
+            superclass = _first_of(node, "superclass")
+            self.superclass = tuple(
+                node_text(c, self.source)
+                for c in (superclass.named_children if superclass is not None else ())
+                if c.type == "type_identifier"
+            )
             self.walk_body(body)
+            self.superclass = ()
+
+    def representation_field(self, node: ts.Node) -> None:
+        """`extension type Meters(int value)`: `value` is the extension type's one field."""
+        named = node.named_children
+        name_node = named[-1] if named and named[-1].type == "identifier" else None
+        opening = next((c for c in node.children if c.type == "("), None)
+        if name_node is None or opening is None or opening.end_byte >= name_node.start_byte:
+            return
+        first = next((c for c in named if c.start_byte >= opening.end_byte), name_node)
+        signature = self.text_between(first.start_byte, name_node.end_byte)
+        self.add(node_text(name_node, self.source), name_node, SymbolKind.FIELD, first, name_node, signature, [])
 
     def type_alias(self, node: ts.Node, docs: list[ts.Node]) -> None:
         name_node: ts.Node | None = None
@@ -306,10 +336,36 @@ class DeclarationWalk:
                     self.text_between(node.start_byte, child.end_byte),
                     docs,
                 )
+                parameters = _first_of(child, "formal_parameter_list")
+                if parameters is not None:
+                    self.initializing_formals(parameters)
                 return
             if kind in VARIABLE_LISTS:
                 self.variables(child, node, SymbolKind.FIELD, docs)
                 return
+
+    def initializing_formals(self, parameters: ts.Node) -> None:
+        """`Box(this.value)` uses the field `value` of its own class; `Crate(super.value)` passes
+        it on to the superclass constructor, whose `this.value` is the superclass's field."""
+        for entry in parameters.named_children:
+            group = entry.named_children if entry.type == "optional_formal_parameters" else [entry]
+            for parameter in group:
+                formal = parameter.named_children[0] if parameter.named_child_count else None
+                if formal is None or formal.type not in ("constructor_param", "super_formal_parameter"):
+                    continue
+                keyword = _first_of(formal, "this" if formal.type == "constructor_param" else "super")
+                name_node = _first_of(formal, "identifier")
+                if keyword is None or name_node is None or name_node.start_byte < keyword.end_byte:
+                    continue
+                if keyword.type == "this":
+                    path: tuple[str, ...] = ("this",)
+                elif self.superclass:
+                    path = self.superclass
+                else:
+                    continue  # no `extends`: the superclass is Object, whose constructor takes nothing
+                line, column = keyword.start_point
+                names = (*path, node_text(name_node, self.source))
+                self.formals.append(Reference(names, Role.READ, line + 1, column, keyword.start_byte))
 
     def member_name(self, signature: ts.Node) -> tuple[ts.Node | None, str]:
         kind = signature.type

@@ -38,6 +38,7 @@ def parse_dart(path: str, source: bytes) -> FileSyntax:
     claimed = set(walk.names)
     found_bindings = bindings(captures, source, claimed)
     references = ReferenceBuilder(captures, source, claimed).build()
+    references.extend(walk.formals)
     references.sort(key=lambda r: r.start_byte)
     problems = tuple(SyntaxProblem(line, detail) for line, detail in treesitter.syntax_errors(root))
     return FileSyntax(

@@ -97,6 +97,7 @@ class ReferenceBuilder:
         self.constructions()
         self.chains()
         self.bare_names()
+        self.qualified_names()
         self.annotations()
         self.types()
         return self.out
@@ -228,6 +229,18 @@ class ReferenceBuilder:
                 seen.add(start)
                 row, column = node.start_point
                 self.out.append(Reference((node_text(node, self.source),), role, row + 1, column, start))
+
+    def qualified_names(self) -> None:
+        """`case Color.red:` and `Color.red =>` in patterns: the grammar's only `qualified` nodes,
+        whose `Color` is not the head of a member chain."""
+        for node in self.captures.get("qualified", ()):
+            names: list[str] = []
+            for child in node.named_children:
+                if child.type == "type_identifier":
+                    self.claimed.add(child.id)
+                names.append(node_text(child, self.source))
+            row, column = node.start_point
+            self.out.append(Reference(tuple(names), Role.READ, row + 1, column, node.start_byte))
 
     def annotations(self) -> None:
         for node in self.captures.get("annotation", ()):
