@@ -182,7 +182,13 @@ class Resolver:
             for ref in f.syntax.references:
                 chain = f.enclosing(ref.start_byte)
                 source = self.source_key(f, ref.start_byte, ref.subject, chain)
+                if ref.role is Role.EMBEDS and not ref.subject:
+                    # An embedded field is a declaration of its own (Go); what embeds is its type.
+                    embedder = f.heritage_subject(ref.start_byte, "")
+                    source = f.keys[embedder] if embedder >= 0 else source
                 outcome = self.reference_outcome(f, ref, chain)
+                if outcome.status is not Status.DECL and self.implements_member(f, ref, chain):
+                    continue  # its `impl` header's reference already records where the trait went
                 kind = self.edge_kind(ref.role, outcome.decl) if outcome.decl is not None else EdgeKind.REFERENCES
                 sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES)
         return sink.facts
@@ -201,6 +207,14 @@ class Resolver:
         if chain is None:
             chain = f.enclosing(byte)
         return f.keys[chain[0]] if chain else f.module_key
+
+    def implements_member(self, f: FileScopes, ref: Reference, chain: list[int]) -> bool:
+        """An IMPLEMENTS reference written at a method's name: that method implements the trait's
+        method of its name (Rust `impl Trait for Type`)."""
+        if ref.role is not Role.IMPLEMENTS or not chain:
+            return False
+        d = f.syntax.declarations[chain[0]]
+        return d.kind in CALLABLE_KINDS and (d.name_line, d.name_column) == (ref.line, ref.column)
 
     def edge_kind(self, role: Role, target: DeclRef) -> EdgeKind:
         if role in FUNCTION_VALUE_ROLES:
@@ -593,6 +607,10 @@ class _Sink:
             self.edge(source, o.decl, decl_kind, f, line)
         elif o.status is Status.MODULE and o.module is not None and one_module(o.module.files):
             self.edge(source, DeclRef(o.module.files[0], MODULE), module_kind, f, line)
+        elif o.status is Status.MODULE and o.module is not None and self.resolver.adapters[f.language].package_scope:
+            # A Go package has no symbol of its own: importing it uses each of its files.
+            for path in o.module.files:
+                self.edge(source, DeclRef(path, MODULE), module_kind, f, line)
         elif o.status is Status.EXTERNAL:
             self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line))
         elif o.status in (Status.UNRESOLVED, Status.UNKNOWN_RECEIVER):

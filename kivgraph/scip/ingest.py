@@ -26,7 +26,16 @@ from kivgraph.model import (
     last_name,
 )
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
-from kivgraph.scip.index import Role, ScipIndex, Suffix, TextEncoding, is_local, parse_symbol
+from kivgraph.scip.index import (
+    Occurrence,
+    Role,
+    ScipIndex,
+    ScipSymbol,
+    Suffix,
+    TextEncoding,
+    is_local,
+    parse_symbol,
+)
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
@@ -144,6 +153,10 @@ class Ingested(NamedTuple):
     """The files the index speaks for."""
     resolved: frozenset[tuple[str, int, str]]
     """(path, line, name) of every use the type checker resolved, to retire the blind spots it cleared."""
+    shorthands: frozenset[tuple[str, int, str]] = frozenset()
+    """(path, line, source key) of shorthand keys `{ run }` the index resolved only to the member
+    they implement (scip-typescript, in a contextually typed literal): the syntax layer's edge to
+    the binding they name stays, as a candidate."""
 
 
 def ingest(
@@ -162,6 +175,9 @@ def ingest(
     provenance = provenance_of(index)
     texts: dict[str, SourceText] = {}
     definitions: dict[str, Site] = {}
+    local_sites: dict[tuple[str, str], Site] = {}
+    """scip-typescript names an object literal's method by a local symbol; within its document."""
+    typescript = provenance is Provenance.SCIP_TYPESCRIPT
     covered: set[str] = set()
     defined_here = {
         o.symbol for d in index.documents for o in d.occurrences if o.roles & DEFINITION and not is_local(o.symbol)
@@ -175,13 +191,15 @@ def ingest(
         text = texts[document.path] = SourceText.of(source)
         by_name_position = {(d.name_line, d.name_column): i for i, d in enumerate(scopes.syntax.declarations)}
         for occurrence in document.occurrences:
-            if not occurrence.roles & DEFINITION or is_local(occurrence.symbol):
+            if not occurrence.roles & DEFINITION or (is_local(occurrence.symbol) and not typescript):
                 continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
             column = byte - text.starts[min(start.start_line, len(text.starts) - 1)]
             found = by_name_position.get((start.start_line + 1, column))
-            if found is not None:
+            if found is not None and is_local(occurrence.symbol):
+                local_sites[(document.path, occurrence.symbol)] = Site(document.path, found)
+            elif found is not None:
                 known = definitions.get(occurrence.symbol)
                 # A stub and its module define the same symbol: the implementation is what a
                 # change breaks, so it wins over the .pyi / .d.ts whatever the document order.
@@ -200,6 +218,7 @@ def ingest(
     facts = Facts([], [], [])
     seen: set[tuple[str, str, EdgeKind, int]] = set()
     resolved: set[tuple[str, int, str]] = set()
+    shorthands: set[tuple[str, int, str]] = set()
 
     def edge(source: str, target: str, kind: EdgeKind, path: str, line: int, confidence: Confidence) -> None:
         if (source, target, kind, line) not in seen:
@@ -212,22 +231,31 @@ def ingest(
         scopes, text = files[document.path], texts[document.path]
         roles = _site_roles(scopes, text.source)
         import_lines = _import_lines(scopes)
+        bare = _bare_values(scopes) if typescript else frozenset[int]()
         for occurrence in document.occurrences:
-            if occurrence.roles & DEFINITION or is_local(occurrence.symbol) or not occurrence.symbol:
+            if occurrence.roles & DEFINITION or not occurrence.symbol:
                 continue
+            local = None
+            if is_local(occurrence.symbol):
+                local = _local_member(occurrence, document.path, local_sites, scopes, text, index.encoding)
+                if local is None:
+                    continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
             site = roles.get(byte)
             chain = scopes.enclosing(byte)
             source = scopes.keys[chain[0]] if chain else scopes.module_key
-            if site is not None and site.subject:
+            if site is not None and (site.subject or site.role is SyntaxRole.EMBEDS):
                 subject = scopes.heritage_subject(byte, site.subject)
                 source = scopes.keys[subject] if subject >= 0 else source
             line = start.start_line + 1
             parsed = parse_symbol(occurrence.symbol)
             if parsed is not None and parsed.descriptors:
                 resolved.add((document.path, line, parsed.name))
-            found = targets.find(occurrence.symbol)
+            member_key = byte in bare and _names_member(parsed)
+            if member_key:
+                shorthands.add((document.path, line, source))
+            found = (local, Confidence.EXACT_TYPECHECKED) if local is not None else targets.find(occurrence.symbol)
             if found is None:
                 if occurrence.symbol in defined_here:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
@@ -243,6 +271,8 @@ def ingest(
                 kind = EdgeKind.REEXPORTS if import_lines.get(line) else EdgeKind.IMPORTS_SYMBOL
             else:
                 kind = ROLE_EDGE[site.role if site is not None else SyntaxRole.READ]
+                if member_key and kind is not EdgeKind.IMPLEMENTS:
+                    kind = EdgeKind.REFERENCES  # a key naming the member, not a function value
                 if kind in (EdgeKind.PASSES_AS_CALLBACK, EdgeKind.ASSIGNS_FUNCTION, EdgeKind.RETURNS_FUNCTION):
                     target_scopes = files[target.path]
                     if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
@@ -260,7 +290,32 @@ def ingest(
                 kind = _relation_kind(files, site, other)
                 line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
                 edge(key(site), key(other), kind, site.path, line, confidence)
-    return Ingested(facts, frozenset(covered), frozenset(resolved))
+    return Ingested(facts, frozenset(covered), frozenset(resolved), frozenset(shorthands))
+
+
+def _bare_values(scopes: FileScopes) -> frozenset[int]:
+    """Bytes of names used bare as values (`x = run`, `{ k: run }`, the shorthand `{ run }`)."""
+    return frozenset(
+        r.start_byte for r in scopes.syntax.references if r.role is SyntaxRole.ASSIGN and len(r.names) == 1
+    )
+
+
+def _names_member(parsed: ScipSymbol | None) -> bool:
+    """A member of a type (`Action#run().`): what a bare name resolves to only as an object key."""
+    return parsed is not None and len(parsed.descriptors) > 1 and parsed.descriptors[-2].suffix is Suffix.TYPE
+
+
+def _local_member(occurrence: Occurrence, path: str, local_sites: dict[tuple[str, str], Site], scopes: FileScopes,
+                  text: SourceText, encoding: TextEncoding) -> Site | None:  # fmt: skip
+    """The declaration a local symbol names in its own document, when the name written here is
+    its name: scip-typescript's locals are numbered per document, and one from another document
+    can carry the same number."""
+    site = local_sites.get((path, occurrence.symbol))
+    if site is None:
+        return None
+    name = scopes.syntax.declarations[site.index].name.encode("utf-8")
+    byte = text.byte(occurrence.span.start_line, occurrence.span.start_character, encoding)
+    return site if text.source.startswith(name, byte) else None
 
 
 RUST_LIBRARY_URL = "https://github.com/rust-lang/rust/library/"
@@ -417,7 +472,16 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
         # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
         # stay, as candidates, unless the type checker connected the same pair.
         or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
+        # scip-go names an imported package by a symbol no declaration carries: the syntax layer's
+        # edges to the package's files stay.
+        or (e.kind is EdgeKind.IMPORTS_SYMBOL and e.file.endswith(".go"))
+        or (
+            (e.file, e.line, e.source) in ingested.shorthands
+            and e.kind in (EdgeKind.ASSIGNS_FUNCTION, EdgeKind.REFERENCES)
+            and (e.source, e.target) not in exact_pairs
+        )
     ]
+    kept_edges = _confirm_trait_members(kept_edges, exact.edges, syntax.edges)
     kept_external = [x for x in syntax.external_references if x.file not in covered]
     kept_unresolved: list[Unresolved] = [
         u
@@ -425,3 +489,20 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
         if u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
     ]
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, kept_unresolved)
+
+
+def _confirm_trait_members(kept: list[Edge], exact: list[Edge], syntax: list[Edge]) -> list[Edge]:
+    """A method of `impl Trait for Type` implements the trait's method of its name; the syntax
+    layer says so as a candidate (rust-analyzer states no relationships). Where the index resolved
+    that impl's trait to the same trait, the member-level edge is certain: the compiler holds an
+    impl's methods to the trait's names."""
+    owner = {e.source: e.target for e in syntax if e.kind is EdgeKind.METHOD_OF}
+    traits = {(e.file, e.target): e.provenance for e in exact if e.kind is EdgeKind.IMPLEMENTS}
+    confirmed: list[Edge] = []
+    for e in kept:
+        trait = owner.get(e.target) if e.kind is EdgeKind.IMPLEMENTS and e.confidence is Confidence.CANDIDATE else None
+        provenance = traits.get((e.file, trait)) if trait is not None else None
+        if provenance is not None:
+            e = replace(e, confidence=Confidence.STRUCTURAL_CERTAIN, provenance=provenance)
+        confirmed.append(e)
+    return confirmed

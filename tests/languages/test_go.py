@@ -1,16 +1,19 @@
 """The Go adapter: what it extracts from one file, and how it finds modules and packages."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
 from kivgraph.languages.go import GoAdapter
 from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
 from kivgraph.model import Language, Package, SymbolKind
 from tests.languages.helpers import fixture_layout, qualified, refs
+from tests.scip.analyzers import require
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "go"
 ADAPTER = GoAdapter()
@@ -343,3 +346,60 @@ def test_parse_survives_garbage_bytes_and_invalid_utf8(data: bytes) -> None:
 @given(st.binary(max_size=300))
 def test_parse_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     ADAPTER.parse("random.go", b"package p\n\nfunc (s *S) F() { s.G() }\n" + data)
+
+
+# ---- embedded fields and package imports, resolved
+
+
+def named_edges(generation) -> set[tuple[str, str, str, str]]:
+    names = {s.key: f"{s.file}:{s.qualified_name}" for s in generation.symbols}
+    return {(names[e.source], e.kind.value, names[e.target], e.confidence.value) for e in generation.edges}
+
+
+def test_an_embedded_field_is_a_field_named_by_its_types_last_name() -> None:
+    syntax = parse_text("package p\n\ntype S struct {\n\tBase\n\t*Other\n\tlog.Logger\n\t*log.Writer\n\tList[int]\n}\n")
+    fields = {d.name: d for d in syntax.declarations if d.kind == SymbolKind.FIELD}
+    assert set(fields) == {"Base", "Other", "Logger", "Writer", "List"}
+    assert (fields["Logger"].name_line, fields["Logger"].name_column) == (6, 5)  # at `Logger`, as scip-go puts it
+    assert (fields["Writer"].type_name, fields["Other"].type_name) == ("log.Writer", "Other")
+    assert qualified(syntax)["S.Base"] is fields["Base"]
+
+
+def test_an_embedded_field_is_reached_through_a_selector_and_its_struct_still_embeds(make_repo) -> None:
+    repo = make_repo(
+        {
+            "go.mod": "module example.com/m\n\ngo 1.22\n",
+            "log/log.go": "package log\n\ntype Logger struct{}\n\nfunc (l *Logger) Print() {}\n",
+            "log/level.go": "package log\n\nconst Debug = 1\n",
+            "server.go": (
+                'package server\n\nimport "example.com/m/log"\n\n'
+                "type Server struct {\n\t*log.Logger\n}\n\n"
+                "func (s *Server) Run() {\n\ts.Logger.Print()\n\t_ = s.Logger\n}\n"
+            ),
+        }
+    )
+    edges = named_edges(index_repository(str(repo.path)))
+    assert ("server.go:Server", "EMBEDS", "log/log.go:Logger", "CANDIDATE") in edges
+    assert ("server.go:Server.Logger", "METHOD_OF", "server.go:Server", "STRUCTURAL_CERTAIN") in edges
+    assert ("server.go:Server.Run", "REFERENCES", "server.go:Server.Logger", "CANDIDATE") in edges
+    assert ("server.go:Server.Run", "CALLS_DIRECT", "log/log.go:Logger.Print", "CANDIDATE") in edges
+    assert not any(source == "server.go:Server.Logger" and kind == "EMBEDS" for source, kind, _, _ in edges)
+    # A package of this repository has no symbol: importing it reaches each of its files.
+    assert ("server.go:server", "IMPORTS_SYMBOL", "log/log.go:log.log", "CANDIDATE") in edges
+    assert ("server.go:server", "IMPORTS_SYMBOL", "log/level.go:log.level", "CANDIDATE") in edges
+
+
+def test_scip_go_binds_its_embedded_field_symbols_to_the_embedded_field_declarations(make_repo) -> None:
+    require("scip-go")
+    repo = make_repo(name="server")
+    shutil.copytree(FIXTURES / "server", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert generation.invisible_scopes == ()
+    edges = named_edges(generation)
+    exact = "EXACT_TYPECHECKED"
+    assert ("server.go:Server", "EMBEDS", "server.go:Base", exact) in edges
+    assert ("server.go:NewServer", "REFERENCES", "server.go:Server.ServeMux", exact) in edges
+    assert ("server.go:Server.Base", "METHOD_OF", "server.go:Server", "STRUCTURAL_CERTAIN") in edges
+    assert ("cmd/serve/main.go:cmd.serve.main", "IMPORTS_SYMBOL", "handler.go:handler", "CANDIDATE") in edges
+    assert ("cmd/serve/main.go:cmd.serve.main", "IMPORTS_SYMBOL", "server.go:server", "CANDIDATE") in edges

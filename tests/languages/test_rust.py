@@ -2,14 +2,16 @@
 module files resolved by Rust's rules, and crates read from Cargo manifests."""
 
 import random
+import shutil
 from pathlib import Path
 
 import pytest
 
+from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
 from kivgraph.languages.rust import RustAdapter
 from kivgraph.languages.syntax import FileSyntax, Import, Role
-from kivgraph.model import Language, SymbolKind
+from kivgraph.model import Confidence, EdgeKind, Language, SymbolKind
 from tests.languages.helpers import declaration, fixture_layout, inside, references
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "rust"
@@ -360,3 +362,41 @@ def test_the_adapter_states_rusts_rules_as_data() -> None:
     assert not ADAPTER.imports_visible_as_members and not ADAPTER.implicit_member_scope
     assert {"Vec", "Option", "println", "u8", "String"} <= ADAPTER.builtins
     assert "Item" not in ADAPTER.builtins
+
+
+# --- trait impl methods --------------------------------------------------------------------
+
+
+def test_each_method_of_a_trait_impl_refers_to_the_trait_method_of_its_name() -> None:
+    model = parse_fixture("workspace", "core_lib/src/model.rs")
+    [cents] = references(model, "Priced", "cents")
+    assert (cents.role, cents.line, cents.column, cents.subject) == (Role.IMPLEMENTS, 38, 7, "")
+    implementing = [r.names for r in model.references if r.role is Role.IMPLEMENTS and len(r.names) > 1]
+    assert implementing == [("Priced", "cents")]  # not `new` (inherent), not `with_tax` (provided)
+    cache = parse_fixture("workspace", "core_lib/src/storage/cache.rs")
+    [(module, names)] = [(r.module, r.names) for r in cache.references if r.names[-1] == "cents"]
+    assert (module, names) == ("crate", ("model", "Priced", "cents"))
+
+
+def test_trait_impl_methods_implement_the_trait_methods_without_the_type_checker(make_repo) -> None:
+    repo = make_repo(name="workspace")
+    shutil.copytree(FIXTURES / "workspace", repo.path, dirs_exist_ok=True)
+    repo.commit(message="fixture")
+    generation = index_repository(str(repo.path))
+    names = {s.key: f"{s.file}:{s.qualified_name}" for s in generation.symbols}
+    implements = {
+        (names[e.source], names[e.target], e.confidence) for e in generation.edges if e.kind is EdgeKind.IMPLEMENTS
+    }
+    assert implements == {
+        ("core_lib/src/model.rs:Item", "core_lib/src/model.rs:Priced", Confidence.CANDIDATE),
+        ("core_lib/src/model.rs:Item::cents", "core_lib/src/model.rs:Priced::cents", Confidence.CANDIDATE),
+        (
+            "core_lib/src/storage/cache.rs:core_lib.src.storage.cache",
+            "core_lib/src/model.rs:Priced",
+            Confidence.CANDIDATE,
+        ),
+        ("core_lib/src/storage/cache.rs:Store::cents", "core_lib/src/model.rs:Priced::cents", Confidence.CANDIDATE),
+    }
+    # `impl std::fmt::Debug for Store` reaches outside the repository: its `fmt` records nothing more.
+    assert not [u for u in generation.unresolved if u.line == 16 and u.file.endswith("cache.rs")]
+    assert not [x for x in generation.external_references if x.symbol.endswith("Debug::fmt")]

@@ -60,6 +60,23 @@ def plain_type(node: ts.Node | None, source: bytes) -> str:
     return ""
 
 
+def embedded_name(node: ts.Node | None) -> ts.Node | None:
+    """The name an embedded field goes by: its type's last name (`*pkg.Logger` → `Logger`)."""
+    while node is not None:
+        kind = node.type
+        if kind == "type_identifier":
+            return node
+        if kind == "qualified_type":
+            node = node.child_by_field_name("name")
+        elif kind == "generic_type":
+            node = node.child_by_field_name("type")
+        elif kind in ("pointer_type", "parenthesized_type"):
+            node = node.named_children[0] if node.named_child_count else None
+        else:
+            return None
+    return None
+
+
 def value_type(node: ts.Node | None, source: bytes) -> str:
     """The type a value expression visibly constructs: `T{}`, `&T{}`, `new(T)`; else ""."""
     if node is None:
@@ -250,6 +267,17 @@ def go_syntax(path: str, source: bytes) -> FileSyntax:
         for name_node, span in zip(names, name_spans(names, field), strict=True):
             declarations.append(
                 declaration(name_node, SymbolKind.FIELD, field, source, header, doc, span=span, type_name=type_name)
+            )
+    for field in get("embedded_field", ()):
+        type_node = field.child_by_field_name("type")
+        name_node = embedded_name(type_node)
+        if type_node is not None and name_node is not None:
+            header = first_line(field, source)
+            type_name = plain_type(type_node, source)
+            declarations.append(
+                declaration(
+                    name_node, SymbolKind.FIELD, field, source, header, comments.doc(field), type_name=type_name
+                )
             )
     for element in get("method_elem", ()):
         name_node = element.child_by_field_name("name")

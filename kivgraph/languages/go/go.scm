@@ -8,6 +8,7 @@
 (method_declaration) @method
 (type_declaration) @type_declaration
 (field_declaration . name: (field_identifier)) @field
+(field_declaration !name type: (_)) @embedded_field
 (method_elem) @method_elem
 (const_declaration) @const_declaration
 (var_declaration) @var_declaration

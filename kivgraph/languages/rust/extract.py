@@ -8,6 +8,7 @@ resolution only ever sees files.
 import threading
 from bisect import bisect_right
 from operator import attrgetter
+from typing import NamedTuple
 
 import tree_sitter as ts
 
@@ -136,13 +137,15 @@ def parse_rust(path: str, source: bytes) -> FileSyntax:
     claimed: set[int] = set()
 
     impls = Impls(captures, source)
-    declarations, methods = _declarations(captures, source, visible, modules, claimed, impls)
+    declarations, methods, trait_methods = _declarations(captures, source, visible, modules, claimed, impls)
     modules.spans.sort()
     imports, skip_spans = _imports(captures, source, visible, modules)
     skip = Ranges(skip_spans + [(n.start_byte, n.end_byte) for n in captures.get("attribute", ())])
     bindings = _bindings(captures, source, methods, claimed)
     in_scope = {i.local_name for i in imports if i.local_name} | {d.name for d in declarations}
     references = _references(captures, source, skip, modules, claimed, impls, in_scope)
+    if trait_methods:
+        references = _trait_method_references(references, impls, trait_methods, source)
     problems = tuple(SyntaxProblem(line, detail) for line, detail in treesitter.syntax_errors(root))
     return FileSyntax(
         path=path,
@@ -161,9 +164,10 @@ def _declarations(
     modules: InlineModules,
     claimed: set[int],
     impls: "Impls",
-) -> tuple[list[Declaration], list[tuple[int, int, str]]]:
-    """Every item, variant and field. Which `impl`/`trait` body an item sits in comes from a sweep
-    over byte ranges: `parent` and sibling calls cost O(siblings) on long item lists."""
+) -> tuple[list[Declaration], list[tuple[int, int, str]], list["TraitMethod"]]:
+    """Every item, variant and field, plus the methods of `impl Trait for Type` bodies. Which
+    `impl`/`trait` body an item sits in comes from a sweep over byte ranges: `parent` and sibling
+    calls cost O(siblings) on long item lists."""
     docs = DocComments(captures, source)
     containers: list[tuple[int, int, int, str, bool]] = []
     for _, _, body_start, body_end, owner, trait_impl in impls.spans:
@@ -188,6 +192,7 @@ def _declarations(
 
     out: list[Declaration] = []
     methods: list[tuple[int, int, str]] = []
+    trait_methods: list[TraitMethod] = []
     stack: list[tuple[int, int, int, str, bool]] = []
     pending = 0
     for start, negative_end, node, kind in items:
@@ -224,6 +229,8 @@ def _declarations(
                 if kind is SymbolKind.FUNCTION:
                     kind = SymbolKind.METHOD
                     methods.append((start, end, owner))
+                    if enclosing[4] and node.type == "function_item":
+                        trait_methods.append(TraitMethod(enclosing[0], name_node))
             elif enclosing[2] == TRAIT_BODY:
                 exported = enclosing[4]
                 if kind is SymbolKind.FUNCTION:
@@ -250,7 +257,14 @@ def _declarations(
             )
         )
     methods.sort()
-    return out, methods
+    return out, methods, trait_methods
+
+
+class TraitMethod(NamedTuple):
+    """A method written in the body of an `impl Trait for Type` (starting at `body_start`)."""
+
+    body_start: int
+    name: ts.Node
 
 
 class Impls:
@@ -276,6 +290,11 @@ class Impls:
         """The type of the `impl` whose header holds `position` (where a trait is named)."""
         i = bisect_right(self.starts, position) - 1
         return self.spans[i][4] if i >= 0 and position < self.spans[i][1] else ""
+
+    def body(self, position: int) -> int:
+        """Where the body of the `impl` whose header holds `position` starts (-1: none)."""
+        i = bisect_right(self.starts, position) - 1
+        return self.spans[i][2] if i >= 0 and position < self.spans[i][2] else -1
 
 
 def _signature(node: ts.Node, name_node: ts.Node, body: ts.Node | None, source: bytes) -> str:
@@ -599,6 +618,30 @@ def _references(
         append(Reference(names, Role.CALL, row + 1, column, node.start_byte, module))
     out.sort(key=BY_START)
     return out
+
+
+def _trait_method_references(
+    references: list[Reference], impls: Impls, trait_methods: list[TraitMethod], source: bytes
+) -> list[Reference]:
+    """Each method of `impl Trait for Type` implements the trait's method of its name (the compiler
+    holds them to it): an IMPLEMENTS reference to `Trait::m`, written where the method's name is,
+    so its source is the method. Provided trait methods the impl does not write get nothing."""
+    by_body: dict[int, list[ts.Node]] = {}
+    for method in trait_methods:
+        by_body.setdefault(method.body_start, []).append(method.name)
+    found: list[Reference] = []
+    for ref in references:
+        if ref.role is not Role.IMPLEMENTS:
+            continue
+        for name in by_body.get(impls.body(ref.start_byte), ()):
+            row, column = name.start_point
+            member = ident(node_text(name, source))
+            found.append(Reference((*ref.names, member), Role.IMPLEMENTS, row + 1, column, name.start_byte, ref.module))
+    if not found:
+        return references
+    found.extend(references)
+    found.sort(key=BY_START)
+    return found
 
 
 def _split_module(names: tuple[str, ...], modules: InlineModules, position: int) -> tuple[str, tuple[str, ...]]:
