@@ -109,6 +109,8 @@ class ExternalInfo:
     version: str
     provenance: str
     """The analysis that saw the use: a SCIP indexer (a type-checked use) or the syntax layer."""
+    kind: int
+    """The relation at the site, an index into EDGE_KINDS: the edge it becomes once linked."""
 
 
 def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:
@@ -238,11 +240,14 @@ class Graph:
                 )  # fmt: skip
             x = {name: ints(column) for name, column in c.tables["external_references"].items()}
             provenance_names = known_names(PROVENANCES, voc["provenance"], Provenance.UNKNOWN)
+            site_kinds = ints(vocabulary_codes(EDGE_KINDS, voc["edge_kind"], EdgeKind.UNKNOWN))
+            references = EDGE_KINDS.index(EdgeKind.REFERENCES)  # a format 1.2 blob has no kind column
             for i in range(len(x["source"])):
                 self.externals.append(
                     ExternalInfo(r, x["source"][i] + symbol_base, lang_names[x["language"][i]], st[x["package"][i]],
                                  st[x["symbol"][i]], path_of(x["file"][i]), x["line"][i], st[x["manager"][i]],
-                                 st[x["version"][i]], provenance_names[x["provenance"][i]])
+                                 st[x["version"][i]], provenance_names[x["provenance"][i]],
+                                 site_kinds[x["kind"][i]] if "kind" in x else references)
                 )  # fmt: skip
             symbol_base += count
             file_base += len(file_paths)
@@ -296,7 +301,7 @@ class Graph:
 
         self.edge_source = grown(self.edge_source, links.sources)
         self.edge_target = grown(self.edge_target, links.targets)
-        self.edge_kind = grown(self.edge_kind, [EDGE_KINDS.index(EdgeKind.REFERENCES)] * count)
+        self.edge_kind = grown(self.edge_kind, links.kinds)
         self.edge_confidence = grown(self.edge_confidence, [CONFIDENCES.index(c) for c in links.confidences])
         self.edge_provenance = grown(self.edge_provenance, [PROVENANCES.index(Provenance.MANIFEST)] * count)
         self.edge_file = grown(self.edge_file, files)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from kivgraph.model import Confidence, Provenance
+from kivgraph.model import CALLABLE_KINDS, FUNCTION_VALUE_KINDS, Confidence, EdgeKind, Provenance
 
 if TYPE_CHECKING:
     from kivgraph.graph.index import ExternalInfo, Graph, PackageInfo, UnresolvedInfo
@@ -50,6 +50,8 @@ class PackageDependency:
 class Links:
     sources: list[int]
     targets: list[int]
+    kinds: list[int]
+    """Indexes into the graph's edge kinds: the relation the consumer's analyzer saw at the site."""
     confidences: list[Confidence]
     files: list[str]
     lines: list[int]
@@ -104,7 +106,7 @@ def identities(graph: "Graph") -> dict[tuple[str, str], list[int]]:
 def link(graph: "Graph") -> Links:
     from kivgraph.graph.index import UnresolvedInfo
 
-    links = Links([], [], [], [], [], [], [])
+    links = Links([], [], [], [], [], [], [], [])
     if not graph.externals:
         return links
     by_identity = identities(graph)
@@ -190,11 +192,24 @@ def link(graph: "Graph") -> Links:
             unresolved(x, reason, text)
         elif kind == "edge":
             links.sources.append(x.source)
-            links.targets.append(cast(int, detail))
+            target = cast(int, detail)
+            links.targets.append(target)
+            links.kinds.append(_linked_kind(graph, x.kind, target))
             links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
             links.files.append(x.file)
             links.lines.append(x.line)
     return links
+
+
+def _linked_kind(graph: "Graph", site_kind: int, target: int) -> int:
+    """The site's relation, except that a function used as a value is one only if the provider's
+    declaration is callable (the consumer's analyzer could not tell what it named)."""
+    from kivgraph.graph.index import EDGE_KINDS, SYMBOL_KINDS
+
+    kind = EDGE_KINDS[site_kind]
+    if kind in FUNCTION_VALUE_KINDS and SYMBOL_KINDS[int(graph.kind[target])] not in CALLABLE_KINDS:
+        return EDGE_KINDS.index(EdgeKind.REFERENCES)
+    return site_kind
 
 
 def _may_provide(package: "PackageInfo", x: "ExternalInfo", exact: bool, request: Request) -> bool:

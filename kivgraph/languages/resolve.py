@@ -612,7 +612,7 @@ class _Sink:
             for path in o.module.files:
                 self.edge(source, DeclRef(path, MODULE), module_kind, f, line)
         elif o.status is Status.EXTERNAL:
-            self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line))
+            self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line, kind=decl_kind))
         elif o.status in (Status.UNRESOLVED, Status.UNKNOWN_RECEIVER):
             if o.via is not None:
                 self.edge(source, o.via, EdgeKind.REFERENCES, f, line)

@@ -3,6 +3,7 @@
 from kivgraph.model.enums import (
     CALLABLE_KINDS,
     EXACT_CONFIDENCES,
+    FUNCTION_VALUE_KINDS,
     STRUCTURE_EDGE_KINDS,
     TYPE_KINDS,
     Confidence,
@@ -31,6 +32,7 @@ __all__ = [
     "last_name",
     "CALLABLE_KINDS",
     "EXACT_CONFIDENCES",
+    "FUNCTION_VALUE_KINDS",
     "STRUCTURE_EDGE_KINDS",
     "TYPE_KINDS",
     "Confidence",

@@ -94,6 +94,9 @@ class EdgeKind(StrEnum):
     """Read from a newer writer's vocabulary; never written. Queries treat it as a use (it may be one)."""
 
 
+FUNCTION_VALUE_KINDS = frozenset({EdgeKind.PASSES_AS_CALLBACK, EdgeKind.ASSIGNS_FUNCTION, EdgeKind.RETURNS_FUNCTION})
+"""A function used as a value: said only of a callable target, otherwise the use is a REFERENCES."""
+
 STRUCTURE_EDGE_KINDS = frozenset({EdgeKind.CONTAINS, EdgeKind.METHOD_OF})
 """Containment: queries treat these as the shape of the code, never as a use."""
 

@@ -94,6 +94,9 @@ class ExternalReference:
     manager: str = ""
     version: str = ""
     provenance: Provenance = Provenance.TREE_SITTER
+    kind: EdgeKind = EdgeKind.REFERENCES
+    """The relation the analyzer saw at the site (a call, a type use, an import): the edge it
+    becomes when a repository of the workspace turns out to provide the symbol."""
 
 
 @dataclass(frozen=True, slots=True)

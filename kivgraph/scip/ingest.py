@@ -16,6 +16,7 @@ from kivgraph.languages.scopes import FileScopes
 from kivgraph.languages.syntax import Role as SyntaxRole
 from kivgraph.model import (
     CALLABLE_KINDS,
+    FUNCTION_VALUE_KINDS,
     Confidence,
     Edge,
     EdgeKind,
@@ -256,6 +257,7 @@ def ingest(
             if member_key:
                 shorthands.add((document.path, line, source))
             found = (local, Confidence.EXACT_TYPECHECKED) if local is not None else targets.find(occurrence.symbol)
+            kind = _site_kind(bool(occurrence.roles & IMPORT), import_lines.get(line), site, member_key)
             if found is None:
                 if occurrence.symbol in defined_here:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
@@ -263,20 +265,14 @@ def ingest(
                     symbol_path = ".".join(d.name for d in parsed.descriptors)
                     facts.external_references.append(
                         ExternalReference(source, scopes.language, parsed.package, symbol_path, document.path, line,
-                                          parsed.manager, parsed.version, provenance)
+                                          parsed.manager, parsed.version, provenance, kind)
                     )  # fmt: skip
                 continue
             target, confidence = found
-            if occurrence.roles & IMPORT or line in import_lines:
-                kind = EdgeKind.REEXPORTS if import_lines.get(line) else EdgeKind.IMPORTS_SYMBOL
-            else:
-                kind = ROLE_EDGE[site.role if site is not None else SyntaxRole.READ]
-                if member_key and kind is not EdgeKind.IMPLEMENTS:
-                    kind = EdgeKind.REFERENCES  # a key naming the member, not a function value
-                if kind in (EdgeKind.PASSES_AS_CALLBACK, EdgeKind.ASSIGNS_FUNCTION, EdgeKind.RETURNS_FUNCTION):
-                    target_scopes = files[target.path]
-                    if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
-                        kind = EdgeKind.REFERENCES
+            if kind in FUNCTION_VALUE_KINDS:
+                target_scopes = files[target.path]
+                if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
+                    kind = EdgeKind.REFERENCES
             edge(source, key(target), kind, document.path, line, confidence)
         for info in document.symbols:
             site = definitions.get(info.symbol)
@@ -291,6 +287,16 @@ def ingest(
                 line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
                 edge(key(site), key(other), kind, site.path, line, confidence)
     return Ingested(facts, frozenset(covered), frozenset(resolved), frozenset(shorthands))
+
+
+def _site_kind(imported: bool, reexported: bool | None, site: SiteRole | None, member_key: bool) -> EdgeKind:
+    """The relation a use site has with what it names, whether that is ours or another package's."""
+    if imported or reexported is not None:
+        return EdgeKind.REEXPORTS if reexported else EdgeKind.IMPORTS_SYMBOL
+    kind = ROLE_EDGE[site.role if site is not None else SyntaxRole.READ]
+    if member_key and kind is not EdgeKind.IMPLEMENTS:
+        return EdgeKind.REFERENCES  # a key naming the member, not a function value
+    return kind
 
 
 def _bare_values(scopes: FileScopes) -> frozenset[int]:

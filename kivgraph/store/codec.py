@@ -193,6 +193,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "manager": pack_ints(s(x.manager) for x in externals),
             "version": pack_ints(s(x.version) for x in externals),
             "provenance": pack_ints(prov[x.provenance] for x in externals),
+            "kind": pack_ints(ekind[x.kind] for x in externals),
         },
         "unresolved": {
             "reason": pack_ints(s(u.reason) for u in unresolved),
@@ -307,13 +308,14 @@ SCHEMA: dict[str, dict[str, ColumnSpec]] = {
               "confidence": ColumnSpec("vocabulary", "confidence"), "provenance": _PROVENANCE, "file": _FILE,
               "line": _COUNT},
     "external_references": {"source": _SYMBOL, "language": _LANG, "package": _TEXT, "symbol": _TEXT, "file": _FILE,
-                            "line": _COUNT, "manager": _TEXT, "version": _TEXT, "provenance": _PROVENANCE},
+                            "line": _COUNT, "manager": _TEXT, "version": _TEXT, "provenance": _PROVENANCE,
+                            "kind": ColumnSpec("vocabulary", "edge_kind")},
     "unresolved": {"reason": _TEXT, "language": _LANG, "file": _FILE, "line": _COUNT, "requested_package": _TEXT,
                    "requested_symbol": _TEXT, "source": _MAYBE_SYMBOL, "detail": _TEXT},
     "invisible_scopes": {"reason": _TEXT, "language": _LANG, "scope": _TEXT, "path": _TEXT, "detail": _TEXT},
 }  # fmt: skip
 """Every table and integer column a reader needs (`symbols.key` is raw bytes, checked apart)."""
-OPTIONAL_COLUMNS = frozenset({("packages", "distribution")})
+OPTIONAL_COLUMNS = frozenset({("packages", "distribution"), ("external_references", "kind")})
 """Added by a minor version: absent from older blobs, and then read as empty ("")."""
 _HEADER_TEXT = ("repository", "commit", "tree", "indexer_version", "created_at", "remote_url")
 _LANGUAGE_NAMES = frozenset(x.value for x in Language)
@@ -548,6 +550,7 @@ def _rows(c: Columns) -> Generation:
         for i in range(len(source))
     )  # fmt: skip
     x = t["external_references"]
+    site_kinds = x.get("kind")  # format 1.3; an older blob saw every use as REFERENCES
     externals = tuple(
         ExternalReference(
             keys[x["source"][i]],
@@ -559,6 +562,7 @@ def _rows(c: Columns) -> Generation:
             st[x["manager"][i]],
             st[x["version"][i]],
             provs[x["provenance"][i]],
+            ekinds[site_kinds[i]] if site_kinds else EdgeKind.REFERENCES,
         )
         for i in range(len(x["source"]))
     )

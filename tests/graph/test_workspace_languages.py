@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from kivgraph.graph.catalog import Catalog, run_tool
-from kivgraph.graph.index import CONFIDENCES
+from kivgraph.graph.index import CONFIDENCES, EDGE_KINDS
 from kivgraph.graph.tools import TOOL_BY_NAME
 from kivgraph.indexing import index_repository
 from kivgraph.store import save_to_notes
@@ -370,3 +370,18 @@ def test_a_python_fork_shipping_another_distribution_is_not_the_provider_the_con
     catalog = workspace.catalog("renamed.toml")
     assert ("billing", "bill") in uses(catalog, workspace.case.total)
     assert "AMBIGUOUS_PACKAGE_PROVIDER" not in reasons(catalog)
+
+
+def test_a_cross_repository_call_keeps_its_kind_so_an_edge_kinds_filter_keeps_the_caller(workspace: Workspace):
+    case, catalog = workspace.case, workspace.catalog()
+    calls = ask(catalog, "find_references", repository="core", path=case.total[0], qualified_name=case.total[1],
+                edge_kinds=["CALLS_DIRECT"], view="full")  # fmt: skip
+    callers = {(r["repository"], r["qualified_name"], r["edge_kind"]) for r in calls["results"]["references"]}
+    assert ("billing", "bill", "CALLS_DIRECT") in callers
+    # An import of it is not a call: the same filter leaves it out.
+    assert all(kind == "CALLS_DIRECT" for _, _, kind in callers)
+    graph = catalog.session.graph  # type: ignore[union-attr]
+    kinds = {EDGE_KINDS[k].value for s, t, k in zip(graph.edge_source.tolist(), graph.edge_target.tolist(),
+                                                   graph.edge_kind.tolist(), strict=True)
+             if graph.repository[s] != graph.repository[t]}  # fmt: skip
+    assert "CALLS_DIRECT" in kinds and kinds != {"REFERENCES"}

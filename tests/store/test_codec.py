@@ -126,10 +126,20 @@ def test_submodules_recorded_in_the_header_survive_a_round_trip_and_older_blobs_
     modules = (Submodule("third_party/lib", "3" * 40, "https://example.invalid/lib.git"),)
     with_modules = replace(g, header=replace(g.header, submodules=modules))
     blob = codec.encode(with_modules)
-    assert envelope.read_envelope(blob)[0] == (1, 2)
+    assert envelope.read_envelope(blob)[0] >= (1, 2)
     assert codec.decode(blob).header.submodules == modules
     assert codec.decode_columns(blob).header.submodules == modules
     assert codec.decode(GOLDEN.read_bytes()).header.submodules == ()
+
+
+def test_the_relation_seen_at_an_external_site_survives_and_older_blobs_read_it_as_references():
+    g = sample()
+    called = replace(g.external_references[0], kind=EdgeKind.CALLS_DIRECT)
+    blob = codec.encode(replace(g, external_references=(called,)))
+    assert envelope.read_envelope(blob)[0] == (1, 3)
+    assert codec.decode(blob).external_references[0].kind is EdgeKind.CALLS_DIRECT
+    older = codec.decode(GOLDEN.read_bytes())
+    assert older.external_references and {x.kind for x in older.external_references} == {EdgeKind.REFERENCES}
 
 
 def test_encoding_is_deterministic_for_equal_input():
