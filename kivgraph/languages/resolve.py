@@ -268,7 +268,9 @@ class Resolver:
                             return self.then(typed, rest, depth + 1)
                     return self.unknown_receiver(rest[0], None)
             if not f.is_type(i):
-                kids = f.children.get(i, {}).get(head)
+                # Only a scope's own declarations are names inside it: the members of an object
+                # literal (`const h = { a() {}, b() {} }`) are not in scope within `h.a`.
+                kids = f.children.get(i, {}).get(head) if decls[i].opens_scope else None
                 if kids:
                     return self.choose(f.path, f.last_binding(kids), head, rest, depth)
             elif adapter.implicit_member_scope:

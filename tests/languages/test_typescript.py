@@ -763,8 +763,10 @@ def test_without_analyzers_object_literal_members_own_their_calls_and_keys_reach
     generation = index_repository(str(repo.path))
     assert all(e.confidence is Confidence.CANDIDATE for e in generation.edges if e.kind is not EdgeKind.METHOD_OF)
     edges = named_edges(generation)
-    h, r = "src/handlers.ts", "src/routes.ts"
+    h, r, sc = "src/handlers.ts", "src/routes.ts", "src/scope.ts"
     must = {
+        (f"{sc}:tasks.start", "CALLS_DIRECT", f"{sc}:flush"),
+        (f"{sc}:tasks.start", "CALLS_DIRECT", f"{sc}:tasks.flush"),
         (f"{h}:handlers.open", "CALLS_DIRECT", f"{h}:log"),
         (f"{h}:handlers.close", "CALLS_DIRECT", f"{h}:save"),
         (f"{h}:handlers", "ASSIGNS_FUNCTION", f"{h}:save"),
