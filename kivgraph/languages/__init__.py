@@ -81,6 +81,9 @@ class LanguageAdapter(Protocol):
     """A module's imported names can be reached as its members (Python `pkg.name` via __init__)."""
     self_names: frozenset[str]
     """Names that denote the enclosing type's instance or type (`self`, `this`, `Self`)."""
+    static_self_names: frozenset[str]
+    """Those of `self_names` that can only ever be the enclosing class's instance (Dart's `this`;
+    not Python's `self`, a parameter, nor JavaScript's `this`, rebound by the caller)."""
     builtins: frozenset[str]
     """Names that resolve to the language itself and never to the repository."""
 

@@ -120,6 +120,8 @@ class Resolver:
         self.package_top: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         self.library_of: dict[str, str] = {}
         """Dart part file → the library file that includes it with `part`."""
+        self.part_directives: dict[str, tuple[str, int]] = {}
+        """Dart part file → (its library, the line of the library's `part` directive)."""
         for f in files.values():
             if f.language is Language.DART:
                 self._link_parts(f)
@@ -151,6 +153,7 @@ class Resolver:
                 belongs = clause == library.syntax.package_clause
             if belongs:
                 self.library_of[part.path] = library.path
+                self.part_directives[part.path] = (library.path, imp.line)
 
     def _package_group(self, f: FileScopes) -> tuple[str, str]:
         return (f.path.rpartition("/")[0], f.syntax.package_clause)
@@ -190,8 +193,25 @@ class Resolver:
                 if outcome.status is not Status.DECL and self.implements_member(f, ref, chain):
                     continue  # its `impl` header's reference already records where the trait went
                 kind = self.edge_kind(ref.role, outcome.decl) if outcome.decl is not None else EdgeKind.REFERENCES
-                sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES)
+                certain = self.own_member(f, ref.names, chain, outcome)
+                sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES,
+                          Confidence.STRUCTURAL_CERTAIN if certain else Confidence.CANDIDATE)  # fmt: skip
+        for part, (library, line) in self.part_directives.items():
+            # `part 'x.dart'` in the library and `part of` in x.dart: x.dart is part of that library.
+            sink.edge(self.files[part].module_key, DeclRef(library, MODULE), EdgeKind.PART_OF, self.files[library],
+                      line, Confidence.STRUCTURAL_CERTAIN)  # fmt: skip
         return sink.facts
+
+    def own_member(self, f: FileScopes, names: tuple[str, ...], chain: list[int], outcome: Outcome) -> bool:
+        """`this.x` naming a member the enclosing class itself declares, in a language whose `this`
+        is always that class's instance (Dart): certain from syntax alone."""
+        if len(names) != 2 or names[0] not in self.adapters[f.language].static_self_names:
+            return False
+        decl = outcome.decl if outcome.status is Status.DECL else None
+        if decl is None or decl.path != f.path or decl.index < 0:
+            return False
+        enclosing = next((i for i in chain if f.is_type(i)), -1)
+        return enclosing >= 0 and f.parents[decl.index] == enclosing
 
     def key(self, target: DeclRef) -> str | None:
         f = self.files.get(target.path)
@@ -268,9 +288,9 @@ class Resolver:
                             return self.then(typed, rest, depth + 1)
                     return self.unknown_receiver(rest[0], None)
             if not f.is_type(i):
-                # Only a scope's own declarations are names inside it: the members of an object
-                # literal (`const h = { a() {}, b() {} }`) are not in scope within `h.a`.
-                kids = f.children.get(i, {}).get(head) if decls[i].opens_scope else None
+                # The members of a value (an object literal, `const h = { a() {}, b() {} }`) are
+                # not names in scope within `h.a`; a module's or a namespace's declarations are.
+                kids = f.children.get(i, {}).get(head) if decls[i].kind not in VALUE_KINDS else None
                 if kids:
                     return self.choose(f.path, f.last_binding(kids), head, rest, depth)
             elif adapter.implicit_member_scope:
@@ -578,6 +598,10 @@ class Resolver:
         return Outcome(Status.UNKNOWN_RECEIVER, reason="RECEIVER_TYPE_UNKNOWN", symbol=name, via=via)
 
 
+VALUE_KINDS = frozenset({SymbolKind.CONSTANT, SymbolKind.VARIABLE, SymbolKind.FIELD, SymbolKind.PROPERTY})
+"""Declarations whose children are members of their value, reached only through it."""
+
+
 class _Sink:
     """Collects the resolver's output once: edges, external references and unresolved records."""
 
@@ -603,10 +627,17 @@ class _Sink:
         self.facts.edges.append(Edge(source, target_key, kind, confidence, Provenance.TREE_SITTER, f.path, line))
 
     def emit(
-        self, f: FileScopes, source: str, line: int, o: Outcome, decl_kind: EdgeKind, module_kind: EdgeKind
+        self,
+        f: FileScopes,
+        source: str,
+        line: int,
+        o: Outcome,
+        decl_kind: EdgeKind,
+        module_kind: EdgeKind,
+        confidence: Confidence = Confidence.CANDIDATE,
     ) -> None:
         if o.status is Status.DECL and o.decl is not None:
-            self.edge(source, o.decl, decl_kind, f, line)
+            self.edge(source, o.decl, decl_kind, f, line, confidence)
         elif o.status is Status.MODULE and o.module is not None and one_module(o.module.files):
             self.edge(source, DeclRef(o.module.files[0], MODULE), module_kind, f, line)
         elif o.status is Status.MODULE and o.module is not None and self.resolver.adapters[f.language].package_scope:

@@ -484,6 +484,20 @@ def test_formals_enum_values_representation_fields_exports_and_parts_resolve_fro
     }
     assert must <= edges, must - edges
     assert not must_not & edges, must_not & edges
-    assert all(e.confidence is Confidence.CANDIDATE for e in generation.edges if e.kind is not EdgeKind.METHOD_OF)
+    # Certain from syntax alone: containment, `part of`, and `this.x` naming the class's own member
+    # (Dart's `this` is always that instance); everything else found by following names is a candidate.
+    name = {x.key: f"{x.file}:{'<module>' if x.kind is SymbolKind.MODULE else x.qualified_name}"
+            for x in generation.symbols}  # fmt: skip
+    certain = {(name[e.source], e.kind.value, name[e.target]) for e in generation.edges
+               if e.confidence is Confidence.STRUCTURAL_CERTAIN and e.kind is not EdgeKind.METHOD_OF}  # fmt: skip
+    assert {(f"{box}:<module>", "PART_OF", f"{lib}:<module>"), (f"{crate}:<module>", "PART_OF", f"{lib}:<module>"),
+            (f"{box}:Box.new", "REFERENCES", f"{box}:Box.value"),
+            (f"{box}:Box.labelled", "REFERENCES", f"{box}:Box.label"),
+            (f"{crate}:Crate.new", "REFERENCES", f"{crate}:Crate.inner"),
+            (f"{palette}:Planet.new", "REFERENCES", f"{palette}:Planet.mass"),
+            (f"{units}:Meters.centimeters", "REFERENCES", f"{units}:Meters.value")} <= certain  # fmt: skip
+    assert (f"{crate}:Crate.new", "REFERENCES", f"{box}:Box.value") not in certain  # `super.value`: inherited
+    assert (f"{main}:main", "REFERENCES", f"{box}:Box.value") not in certain  # `box.value`: a receiver's type
+    assert {kind for _, kind, _ in certain} == {"PART_OF", "REFERENCES"}  # no call, import or heritage
     blind = {(u.reason, u.requested_symbol) for u in generation.unresolved}
     assert not {r for r in blind if r[0] in ("NAME_NOT_RESOLVED", "MEMBER_NOT_FOUND")}, blind

@@ -28,6 +28,7 @@ class DartAdapter:
     implicit_member_scope = True
     imports_visible_as_members = False
     self_names = frozenset({"this", "super"})
+    static_self_names = frozenset({"this"})
     builtins = frozenset(DART_CORE.split())
 
     def parse(self, path: str, source: bytes) -> FileSyntax:

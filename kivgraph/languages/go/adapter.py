@@ -30,6 +30,7 @@ class GoAdapter:
     implicit_member_scope = False
     imports_visible_as_members = False
     self_names: frozenset[str] = frozenset()
+    static_self_names = frozenset[str]()
     builtins = PREDECLARED
 
     def parse(self, path: str, source: bytes) -> FileSyntax:

@@ -23,6 +23,7 @@ class PythonAdapter:
     implicit_member_scope = False
     imports_visible_as_members = True
     self_names = SELF_NAMES
+    static_self_names = frozenset[str]()
     builtins: frozenset[str] = frozenset(dir(builtins)) | MODULE_GLOBALS
 
     def parse(self, path: str, source: bytes) -> FileSyntax:

@@ -32,6 +32,7 @@ class RustAdapter:
     implicit_member_scope = False
     imports_visible_as_members = False
     self_names = frozenset({"self", "Self"})
+    static_self_names = frozenset[str]()
     builtins = frozenset(f"{PRIMITIVE_TYPES} {PRELUDE} {STD_MACROS}".split())
 
     def parse(self, path: str, source: bytes) -> FileSyntax:

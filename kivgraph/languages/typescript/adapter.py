@@ -25,6 +25,7 @@ class EcmaScriptAdapter:
     implicit_member_scope = False
     imports_visible_as_members = False
     self_names = frozenset({"this"})
+    static_self_names = frozenset[str]()
     builtins = BUILTINS
 
     def parse(self, path: str, source: bytes) -> FileSyntax:
