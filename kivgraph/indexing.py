@@ -282,7 +282,7 @@ def _index_parsed(
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     for scip_index, root in indexes:
-        facts = replace_covered(facts, ingest(scip_index, scopes, read, root))
+        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout))
     if progress is not None:
         progress("resolve", 1, 1)
 

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from kivgraph.languages import RepoLayout
 from kivgraph.languages.resolve import ROLE_EDGE, Facts
 from kivgraph.languages.scopes import FileScopes
 from kivgraph.languages.syntax import Role as SyntaxRole
+from kivgraph.languages.typescript.manifests import manifests
 from kivgraph.model import (
     CALLABLE_KINDS,
     FUNCTION_VALUE_KINDS,
@@ -165,11 +167,13 @@ def ingest(
     files: dict[str, FileScopes],
     read: Callable[[str], bytes | None],
     root: str = "",
+    layout: RepoLayout | None = None,
 ) -> Ingested:
     """Exact facts from one SCIP index, the files they now speak for and the uses it resolved.
 
     `root` is the repository-relative directory the indexer ran in; its document paths are
-    relative to it.
+    relative to it. `layout` (the whole tree) lets our own package's emitted declarations, as a
+    copy installed in node_modules names them, lead back to their sources.
     """
     if root:
         index = rebase(index, root)
@@ -210,7 +214,7 @@ def ingest(
                 definitions.setdefault(occurrence.symbol, Site(document.path, -1))
 
     own = frozenset((parsed.manager, parsed.package) for parsed in map(parse_symbol, defined_here) if parsed)
-    targets = Targets(files, read, definitions, own)
+    targets = Targets(files, read, definitions, own, layout)
 
     def key(site: Site) -> str:
         scopes = files[site.path]
@@ -353,8 +357,10 @@ class Targets:
     """
 
     def __init__(self, files: dict[str, FileScopes], read: Callable[[str], bytes | None],
-                 definitions: dict[str, Site], own: frozenset[tuple[str, str]]) -> None:  # fmt: skip
-        self.files, self.read, self.definitions = files, read, definitions
+                 definitions: dict[str, Site], own: frozenset[tuple[str, str]],
+                 layout: RepoLayout | None = None) -> None:  # fmt: skip
+        self.files, self.read, self.definitions, self.layout = files, read, definitions, layout
+        self.roots: dict[tuple[str, str], list[str]] = {}
         self.own = own
         """(manager, package) of every symbol the index defines."""
         self.names: dict[str, dict[str, int]] = {}
@@ -366,9 +372,10 @@ class Targets:
             site = (
                 self.definitions.get(symbol)
                 or self.definitions.get(rust_library_alias(symbol))
-                or self._by_path(symbol)
+                or self._by_path(symbol, self._in_tree)
             )
-            mapped = self._mapped(site) if site is not None else None
+            emitted = self._by_path(symbol, self._emitted_source) if site is None else None
+            mapped = emitted or (self._mapped(site) if site is not None else None)
             self.found[symbol] = (
                 (mapped, Confidence.EXACT_DECLARATION_MAPPED) if mapped is not None
                 else (site, Confidence.EXACT_TYPECHECKED) if site is not None
@@ -376,7 +383,9 @@ class Targets:
             )  # fmt: skip
         return self.found[symbol]
 
-    def _by_path(self, symbol: str) -> Site | None:
+    def _by_path(self, symbol: str, file_of: Callable[[ScipSymbol, str], str | None]) -> Site | None:
+        """The declaration a symbol of our own package names by its file path and qualified name,
+        the file found by `file_of(symbol, package-relative path)`."""
         parsed = parse_symbol(symbol)
         if parsed is None or (parsed.manager, parsed.package) not in self.own:
             return None
@@ -385,14 +394,46 @@ class Targets:
             if descriptor.suffix is not Suffix.NAMESPACE:
                 return None
             path = f"{path}/{descriptor.name}" if path else descriptor.name
-            if path in self.files:
+            file = file_of(parsed, path)
+            if file is not None:
                 rest = parsed.descriptors[at + 1 :]
                 if not rest:
-                    return Site(path, -1)
+                    return Site(file, -1)
                 qualified = ".".join("constructor" if d.name == "<constructor>" else d.name for d in rest)
-                found = self._names(path).get(qualified)
-                return Site(path, found) if found is not None else None
+                found = self._names(file).get(qualified)
+                return Site(file, found) if found is not None else None
         return None
+
+    def _in_tree(self, parsed: ScipSymbol, path: str) -> str | None:
+        return path if path in self.files else None
+
+    def _emitted_source(self, parsed: ScipSymbol, path: str) -> str | None:
+        """Our package's declaration file as tsc emitted it (`dist/index.d.ts` of the copy installed
+        in node_modules) → the source it is compiled from, by the package's tsconfig."""
+        if self.layout is None or not path.endswith(STUBS):
+            return None
+        for root in self._package_roots(parsed.manager, parsed.package):
+            emitted = f"{root}/{path}" if root else path
+            config = manifests(self.layout).paths_config(emitted)
+            sources = [p for p in config.emitted_from(emitted) if p in self.files] if config is not None else []
+            if sources:
+                return sources[0]
+        return None
+
+    def _package_roots(self, manager: str, package: str) -> list[str]:
+        """Where the package's files are in the tree: a file's path less its path in the package."""
+        key = (manager, package)
+        if key not in self.roots:
+            roots: set[str] = set()
+            for symbol, site in self.definitions.items():
+                parsed = parse_symbol(symbol) if site.index < 0 else None
+                if parsed is None or (parsed.manager, parsed.package) != key:
+                    continue
+                inside = "/".join(d.name for d in parsed.descriptors)
+                if site.path == inside or site.path.endswith("/" + inside):
+                    roots.add(site.path.removesuffix(inside).rstrip("/"))
+            self.roots[key] = sorted(roots)
+        return self.roots[key]
 
     def _names(self, path: str) -> dict[str, int]:
         if path not in self.names:
@@ -441,8 +482,11 @@ def rebase(index: ScipIndex, root: str) -> ScipIndex:
     return replace(index, documents=documents)
 
 
+STUBS = (".pyi", ".d.ts", ".d.mts", ".d.cts")
+
+
 def _is_stub(path: str) -> bool:
-    return path.endswith((".pyi", ".d.ts"))
+    return path.endswith(STUBS)
 
 
 def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> EdgeKind:

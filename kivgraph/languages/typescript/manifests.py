@@ -34,6 +34,27 @@ class PathsConfig:
     base_url: str | None
     paths: tuple[tuple[str, tuple[str, ...]], ...]
     """(pattern, substitutions) in the order written; substitutions are repository-relative."""
+    out_dir: str | None = None
+    root_dir: str | None = None
+    declaration_dir: str | None = None
+    """Where tsc writes what it compiles from `root_dir` (declarations to `declaration_dir`, else
+    `out_dir`): repository-relative."""
+
+    def emitted_from(self, declaration: str) -> tuple[str, ...]:
+        """The sources tsc compiles into the declaration file `declaration` (repository-relative)
+        under this configuration: `dist/a/b.d.ts` ← `src/a/b.ts` (or `.tsx`, `.js`, `.jsx`)."""
+        suffix = next((x for x in DECLARATION_SOURCES if declaration.endswith(x)), None)
+        if suffix is None:
+            return ()
+        stem, sources = declaration.removesuffix(suffix), DECLARATION_SOURCES[suffix]
+        found: list[str] = []
+        source_root = self.root_dir if self.root_dir is not None else self.path.rpartition("/")[0]
+        for emitted_root in dict.fromkeys(d for d in (self.declaration_dir, self.out_dir) if d is not None):
+            prefix = f"{emitted_root}/" if emitted_root else ""
+            if stem.startswith(prefix):
+                rest = stem.removeprefix(prefix)
+                found.extend(normalize(posixpath.join(source_root, rest + ext)) for ext in sources)
+        return tuple(found)
 
 
 class ManifestCache:
@@ -88,6 +109,9 @@ class ManifestCache:
             self.configs[config] = read_paths_config(self.layout, config, depth=0)
         return self.configs[config]
 
+
+DECLARATION_SOURCES = {".d.ts": (".ts", ".tsx", ".js", ".jsx"), ".d.mts": (".mts", ".mjs"), ".d.cts": (".cts", ".cjs")}
+"""A declaration file's suffix → the suffixes of the sources tsc emits it from."""
 
 JSON_STRING = r'"(?:\\.|[^"\\])*"'
 JSON_COMMENT = re.compile(JSON_STRING + r"|//[^\n]*|/\*.*?\*/", re.S)
@@ -161,7 +185,17 @@ def read_paths_config(layout: RepoLayout, path: str, depth: int) -> PathsConfig 
                 substitutions = [t for t in cast(list[Any], targets) if isinstance(t, str)]
                 entries.append((pattern, tuple(normalize(posixpath.join(anchor, t)) for t in substitutions)))
         paths = tuple(entries)
-    return PathsConfig(path=path, base_url=base_url, paths=paths)
+    emitted = {name: inherited_value for name, inherited_value in (
+        ("outDir", inherited.out_dir if inherited else None),
+        ("rootDir", inherited.root_dir if inherited else None),
+        ("declarationDir", inherited.declaration_dir if inherited else None),
+    )}  # fmt: skip
+    for name in emitted:
+        raw = options.get(name)
+        if isinstance(raw, str):
+            emitted[name] = normalize(posixpath.join(directory, raw))
+    return PathsConfig(path=path, base_url=base_url, paths=paths, out_dir=emitted["outDir"],
+                       root_dir=emitted["rootDir"], declaration_dir=emitted["declarationDir"])  # fmt: skip
 
 
 def json_object(value: Any) -> dict[str, Any] | None:
