@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kivgraph.languages import RepoLayout
+from kivgraph.languages.python.exact import name_at, redeclares, slot_field
+from kivgraph.languages.python.gaps import PythonGaps
 from kivgraph.languages.resolve import ROLE_EDGE, Facts
 from kivgraph.languages.scopes import FileScopes
 from kivgraph.languages.syntax import Role as SyntaxRole
@@ -30,6 +32,7 @@ from kivgraph.model import (
 )
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
 from kivgraph.scip.index import (
+    Document,
     Occurrence,
     Role,
     ScipIndex,
@@ -183,6 +186,7 @@ def ingest(
     local_sites: dict[tuple[str, str], Site] = {}
     """scip-typescript names an object literal's method by a local symbol; within its document."""
     typescript = provenance is Provenance.SCIP_TYPESCRIPT
+    python = provenance is Provenance.SCIP_PYTHON
     covered: set[str] = set()
     defined_here = {
         o.symbol for d in index.documents for o in d.occurrences if o.roles & DEFINITION and not is_local(o.symbol)
@@ -220,6 +224,10 @@ def ingest(
         scopes = files[site.path]
         return scopes.module_key if site.index < 0 else scopes.keys[site.index]
 
+    def key_of(symbol: str) -> str | None:
+        found = targets.find(symbol)
+        return key(found[0]) if found is not None else None
+
     facts = Facts([], [], [])
     seen: set[tuple[str, str, EdgeKind, int]] = set()
     resolved: set[tuple[str, int, str]] = set()
@@ -230,6 +238,7 @@ def ingest(
             seen.add((source, target, kind, line))
             facts.edges.append(Edge(source, target, kind, confidence, provenance, path, line))
 
+    bases = _class_bases(index) if python else {}
     for document in index.documents:
         if document.path not in covered:
             continue
@@ -237,6 +246,7 @@ def ingest(
         roles = _site_roles(scopes, text.source)
         import_lines = _import_lines(scopes)
         bare = _bare_values(scopes) if typescript else frozenset[int]()
+        gaps = _python_gaps(index, document, files, read, text, key_of, bases, edge) if python else None
         for occurrence in document.occurrences:
             if occurrence.roles & DEFINITION or not occurrence.symbol:
                 continue
@@ -247,6 +257,8 @@ def ingest(
                     continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)
+            if python and redeclares(text.source, byte):
+                continue  # `def f` again (an overload, a redefinition) declares; it does not use
             site = roles.get(byte)
             chain = scopes.enclosing(byte)
             source = scopes.keys[chain[0]] if chain else scopes.module_key
@@ -273,11 +285,22 @@ def ingest(
                     )  # fmt: skip
                 continue
             target, confidence = found
+            if python and target.index >= 0:
+                written = name_at(text.source, byte)
+                field = slot_field(files[target.path], target.index, written)
+                if field >= 0:  # scip-python names the class for a use of one of its `__slots__`
+                    target = Site(target.path, field)
+                    resolved.add((document.path, line, written))
             if kind in FUNCTION_VALUE_KINDS:
                 target_scopes = files[target.path]
                 if target.index < 0 or target_scopes.syntax.declarations[target.index].kind not in CALLABLE_KINDS:
                     kind = EdgeKind.REFERENCES
             edge(source, key(target), kind, document.path, line, confidence)
+            if gaps is not None and parsed is not None:
+                gaps.union(byte, occurrence.symbol, source, kind, line)
+        if gaps is not None:
+            gaps.exports()
+            facts.unresolved.extend(gaps.unresolved)
         for info in document.symbols:
             site = definitions.get(info.symbol)
             if site is None:
@@ -538,7 +561,9 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
         for u in syntax.unresolved
         if u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
     ]
-    return Facts(kept_edges + exact.edges, kept_external + exact.external_references, kept_unresolved)
+    # The exact layer's own blind spots (a use it could not settle) stay beside the fallback's.
+    unresolved = kept_unresolved + exact.unresolved
+    return Facts(kept_edges + exact.edges, kept_external + exact.external_references, unresolved)
 
 
 def _confirm_trait_members(kept: list[Edge], exact: list[Edge], syntax: list[Edge]) -> list[Edge]:
@@ -556,3 +581,33 @@ def _confirm_trait_members(kept: list[Edge], exact: list[Edge], syntax: list[Edg
             e = replace(e, confidence=Confidence.STRUCTURAL_CERTAIN, provenance=provenance)
         confirmed.append(e)
     return confirmed
+
+
+def _class_bases(index: ScipIndex) -> dict[str, tuple[str, ...]]:
+    """Class symbol → the classes it extends, as the index relates them."""
+    return {
+        info.symbol: tuple(r.symbol for r in info.relationships if r.is_implementation and r.symbol.endswith("#"))
+        for document in index.documents
+        for info in document.symbols
+        if info.symbol.endswith("#") and info.relationships
+    }
+
+
+def _python_gaps(index: ScipIndex, document: Document, files: dict[str, FileScopes],
+                 read: Callable[[str], bytes | None], text: SourceText,
+                 key_of: Callable[[str], str | None], bases: dict[str, tuple[str, ...]],
+                 edge: Callable[[str, str, EdgeKind, str, int, Confidence], None]) -> PythonGaps:  # fmt: skip
+    """What scip-python leaves out of one document (see `languages/python/gaps.py`)."""
+
+    def occurrences() -> dict[int, str]:
+        return {
+            text.byte(o.span.start_line, o.span.start_character, index.encoding): o.symbol
+            for o in document.occurrences
+            if not o.roles & DEFINITION and not is_local(o.symbol)
+        }
+
+    def emit(source: str, target: str, kind: EdgeKind, line: int, confidence: Confidence) -> None:
+        edge(source, target, kind, document.path, line, confidence)
+
+    scopes = files[document.path]
+    return PythonGaps(scopes, text.source, occurrences, key_of, lambda s: bases.get(s, ()), emit, files, read)

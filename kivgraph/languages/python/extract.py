@@ -12,6 +12,7 @@ from operator import attrgetter
 import tree_sitter as ts
 
 from kivgraph.languages.python.imports import python_imports
+from kivgraph.languages.python.overloads import Definition, fold_overloads
 from kivgraph.languages.python.references import python_references
 from kivgraph.languages.syntax import Binding, Declaration, FileSyntax, SyntaxProblem
 from kivgraph.languages.treesitter import (
@@ -216,12 +217,15 @@ def python_syntax(path: str, source: bytes) -> FileSyntax:
 
     docs = {innermost(scopes, starts, node.start_byte): node for node in get("docstring", ())}
     declarations = definition_declarations(definitions, names, scopes, scope_of, docs, dunder_all, source)
+    outline = [Definition(outer, scopes[scope_of[i]].parent, kind) for i, (outer, _, kind) in enumerate(definitions)]
+    declarations = fold_overloads(declarations, outline, source)
     bindings: list[Binding] = []
     assignments = Assignments(scopes, starts, module_defined, dunder_all, source, declarations, bindings)
     for capture in ("assignment", "unpacking"):
         # Document order decides which of several assignments to a name declares it.
         for assignment in sorted(get(capture, ()), key=attrgetter("start_byte")):
             assignments.add(assignment, capture == "unpacking")
+    assignments.add_slots()
     for assignment in sorted(get("attribute_assignment", ()), key=attrgetter("start_byte")):
         assignments.add_instance_attribute(assignment)
     for statement in get("type_alias", ()):
@@ -349,6 +353,8 @@ class Assignments:
         self.declared: set[tuple[int, str]] = set()
         self.skip: set[int] = set()
         """Ids of nodes that name what they declare, so are not references."""
+        self.slots: list[tuple[int, ts.Node]] = []
+        """`__slots__ = ...` in a class body (class scope, assignment)."""
 
     def add(self, assignment: ts.Node, unpacking: bool) -> None:
         left = assignment.child_by_field_name("left")
@@ -365,6 +371,8 @@ class Assignments:
                     type_name = "" if unpacking else declared_type(assignment, source)
                     self.bindings.append(Binding(name, target.start_byte, type_name))
                 continue
+            if scope >= 0 and name == "__slots__" and not unpacking:
+                self.slots.append((scope, assignment))
             defined = scopes[scope].defined if scope >= 0 else self.module_defined
             # Re-assignments and `f = wrap(f)` re-bind a name; the first statement declares it.
             if name in defined or (scope, name) in self.declared:
@@ -378,6 +386,34 @@ class Assignments:
                 kind = SymbolKind.VARIABLE
             type_name = "" if unpacking else declared_type(assignment, source)
             self.declarations.append(self.declaration(name, kind, target, assignment, left, scope, type_name))
+
+    def add_slots(self) -> None:
+        """Each name a class lists in `__slots__` declares a field of it, at the string, unless
+        the class body already declares that name (`lock: Lock` beside the slot)."""
+        for scope, assignment in self.slots:
+            owner = self.scopes[scope]
+            for string, name, offset in slot_names(assignment.child_by_field_name("right"), self.source):
+                if name in owner.defined or (scope, name) in self.declared:
+                    continue
+                self.declared.add((scope, name))
+                row, column = string.start_point
+                self.declarations.append(
+                    Declaration(
+                        name=name,
+                        kind=SymbolKind.FIELD,
+                        start_byte=string.start_byte,
+                        end_byte=string.end_byte,
+                        start_line=row + 1,
+                        end_line=string.end_point[0] + 1,
+                        name_line=row + 1,
+                        name_column=column + offset,
+                        signature=statement_signature(assignment, self.source),
+                        exported=is_exported(name, scope, self.scopes, self.dunder_all),
+                        # The string sits inside the `__slots__` assignment: the owner, not the
+                        # nesting, says whose field it is (as for `self.x = ...` in a method).
+                        owner=owner.name,
+                    )
+                )
 
     def add_instance_attribute(self, assignment: ts.Node) -> None:
         """`self.name = value` in a method: a field of the method's class, owned by it."""
@@ -453,6 +489,33 @@ def declared_type(assignment: ts.Node, source: bytes) -> str:
     annotation = assignment.child_by_field_name("type")
     type_name = unwrap_type(annotation, source) if annotation is not None else ""
     return type_name or constructor_type(assignment.child_by_field_name("right"), source)
+
+
+def slot_names(value: ts.Node | None, source: bytes) -> list[tuple[ts.Node, str, int]]:
+    """The strings `__slots__` lists (`"a"`, `("a", "b")`, `["a"]`, `{"a": "doc"}`): each string
+    node, the name it holds and that name's offset in the string. `__dict__` and `__weakref__`
+    are not fields."""
+    if value is None:
+        return []
+    if value.type == "string":
+        items = [value]
+    elif value.type == "dictionary":
+        items = [pair.child_by_field_name("key") for pair in value.named_children if pair.type == "pair"]
+    elif value.type in ("tuple", "list", "set", "parenthesized_expression"):
+        items = list(value.named_children)
+    else:
+        return []
+    found: list[tuple[ts.Node, str, int]] = []
+    for item in items:
+        if item is None or item.type != "string":
+            continue
+        contents = [child for child in item.named_children if child.type == "string_content"]
+        if len(contents) != 1 or item.named_child_count != 3:
+            continue  # an f-string or an empty string names no slot
+        name = text(contents[0], source)
+        if name.isidentifier() and name not in ("__dict__", "__weakref__"):
+            found.append((item, name, contents[0].start_byte - item.start_byte))
+    return found
 
 
 def alias_declaration(
