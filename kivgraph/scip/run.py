@@ -7,7 +7,9 @@ the working tree's `node_modules` linked in. Each runs per
 project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr kept,
 in the background while the syntax layer parses, and writes nothing into the tree (rust-analyzer's
 build-script output goes to a scratch CARGO_TARGET_DIR). A crash, a timeout or an empty index
-becomes an invisible scope, never a failed index.
+becomes an invisible scope, never a failed index. Go runs under the go.work that governs the
+module, offline once dependencies are fetched; each package `go list` could not load is an
+invisible scope, and the indexes of a tree's modules are merged so uses across them are exact.
 """
 
 import os
@@ -18,12 +20,13 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
-from kivgraph.scip.index import ScipIndex, ScipIndexError, load_index
+from kivgraph.scip.index import Document, Occurrence, Role, ScipIndex, ScipIndexError, SymbolInfo, load_index
 
 NEVER_IN_PLACE = frozenset({"scip-go"})
 """`go mod download` (what makes scip-go see dependencies) records checksums in go.sum: Go projects
@@ -48,6 +51,9 @@ class AnalyzerRun:
     seconds: float
     invisible: tuple[InvisibleScope, ...]
     """What this run could not see, with the reason and the stderr tail (empty when all went well)."""
+    local_modules: tuple[tuple[str, str], ...] = ()
+    """Go: (module path, tree-relative directory) of each module its packages were loaded from
+    inside the tree — itself, and siblings reached through `replace` or go.work."""
 
 
 def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
@@ -129,24 +135,34 @@ def run_project(
     if not found.usable:
         return invisible("ANALYZER_UNAVAILABLE", found.problem)
     cwd = tree / project.root
-    if project.spec.name == "scip-go" and not in_place and origin is not None:
-        anchor_replacements(cwd / "go.mod", origin / project.root)
+    extra: dict[str, str] | None = None
+    loaded: list[InvisibleScope] = []
+    local: tuple[tuple[str, str], ...] = ()
     if project.spec.name == "scip-go":
+        if not in_place and origin is not None:
+            anchor_replacements(cwd / "go.mod", origin / project.root, tree)
+        workspace = go_workspace(cwd, tree, None if in_place else origin, project.root, outputs)
         # scip-go quietly labels packages it cannot load as standard library; fetching the
         # module's dependencies first is what `go build` would do, and says what is missing.
-        problem = _go_dependencies(cwd)
+        problem = _go_dependencies(cwd, {"GOWORK": workspace})
         if problem:
             warnings.append(InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
                                            f"go mod download: {problem}"))  # fmt: skip
+        # From here on nothing is fetched: what is not in the module cache now is missing.
+        extra = {"GOWORK": workspace, "GOPROXY": "off"}
+        loaded, local = _go_packages(project, cwd, tree, extra)
+        if problem:
+            loaded = []  # the module-wide scope already covers every package
+    elif project.spec.name == "rust-analyzer":
+        # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
+        # so even an in-place run leaves the tree exactly as it was.
+        extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")}
     if project.spec.name == "scip-python" and not in_place and not (cwd / "pyrightconfig.json").exists():
         # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
         # here keeps a stray config above the scratch directory from redirecting it.
         (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
-        # so even an in-place run leaves the tree exactly as it was.
-        extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")} if project.spec.name == "rust-analyzer" else None
         done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
     except subprocess.TimeoutExpired:
         return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
@@ -163,21 +179,25 @@ def run_project(
         output.unlink(missing_ok=True)
     if not index.documents:
         return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
-    return AnalyzerRun(project, index, time.monotonic() - started, tuple(warnings))
+    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local)
 
 
 LOCAL_REPLACEMENT = re.compile(r"(=>\s*)(\.{1,2}/[^\s]*|\.{1,2})(\s*$)", re.MULTILINE)
 
 
-def anchor_replacements(go_mod: Path, original: Path) -> None:
+def anchor_replacements(go_mod: Path, original: Path, tree: Path | None = None) -> None:
     """In a copy's go.mod, point `replace … => ../sibling` at the sibling beside the original
-    module: the copy lives elsewhere, and a relative path would lead nowhere."""
+    module: the copy lives elsewhere, and a relative path would lead nowhere. A replacement that
+    stays inside the copied `tree` (a module of the same repository) is left to the copy: what
+    the commit holds there is what it builds with, not whatever the working tree holds now."""
     try:
         text = go_mod.read_text(encoding="utf-8")
     except OSError:
         return
 
     def absolute(match: re.Match[str]) -> str:
+        if tree is not None and _within(Path(os.path.normpath(go_mod.parent / match.group(2))), tree):
+            return match.group(0)
         return f"{match.group(1)}{os.path.normpath(original / match.group(2))}{match.group(3)}"
 
     anchored = LOCAL_REPLACEMENT.sub(absolute, text)
@@ -185,16 +205,195 @@ def anchor_replacements(go_mod: Path, original: Path) -> None:
         go_mod.write_text(anchored, encoding="utf-8")
 
 
-def _go_dependencies(module: Path) -> str:
+def _within(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def go_workspace(module: Path, tree: Path, origin: Path | None, root: str, scratch: Path) -> str:
+    """GOWORK for the module at `module` of the copy `tree`: "off" unless a go.work uses it — the
+    commit's own (the nearest above the module, inside the tree), else the one go would find
+    from the working tree `origin` (an untracked go.work beside the modules, or one above the
+    repository), or the file GOWORK names. That go.work is written out again with each
+    directory it names resolved: inside the repository, to the copy; outside, to the original."""
+    configured = os.environ.get("GOWORK", "")
+    if configured == "off":
+        return "off"
+    found: Path | None = Path(configured) if os.path.isabs(configured) else None
+    in_copy = False
+    if found is None:
+        for directory in (module, *module.parents):
+            if not _within(directory, tree):
+                break
+            if (directory / "go.work").is_file():
+                found, in_copy = directory / "go.work", True
+                break
+    if found is None and origin is not None:
+        start = origin / root
+        found = next((d / "go.work" for d in (start, *start.parents) if (d / "go.work").is_file()), None)
+    if found is None or not found.is_file():
+        return "off"
+
+    def place(directory: Path) -> Path:
+        if in_copy:
+            if _within(directory, tree) or origin is None:
+                return directory
+            return Path(os.path.normpath(origin / os.path.relpath(directory, tree)))
+        if origin is not None and _within(directory, origin):
+            return tree / os.path.relpath(directory, origin)
+        return directory
+
+    try:
+        done = run_tool(["go", "work", "edit", "-json", str(found)], None, ANALYZER_TIMEOUT_SECONDS, {"GOWORK": "off"})
+    except (OSError, subprocess.TimeoutExpired):
+        return "off"
+    if done.returncode != 0:
+        return "off"  # an unreadable go.work: the module alone, and `go list` says what that cannot load
+    workspace = read_workspace(done.stdout, found.parent, place)
+    if not any(os.path.realpath(use) == os.path.realpath(module) for use in workspace.uses):
+        return "off"  # go would refuse to work in a module its workspace does not use
+    written = scratch / f"go-work-{abs(hash(root))}" / "go.work"
+    written.parent.mkdir(parents=True, exist_ok=True)
+    written.write_text(workspace_text(workspace), encoding="utf-8")
+    return str(written)
+
+
+def _go_dependencies(module: Path, env: dict[str, str]) -> str:
     """ "" when every dependency of the module is available; else why not (first error line)."""
     try:
-        done = run_tool(["go", "mod", "download"], module, ANALYZER_TIMEOUT_SECONDS)
+        done = run_tool(["go", "mod", "download"], module, ANALYZER_TIMEOUT_SECONDS, env)
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
     if done.returncode == 0:
         return ""
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return lines[0] if lines else f"exited with {done.returncode}"
+
+
+GO_LIST = ["go", "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Module,Error,DepsErrors", "./..."]
+
+
+def _go_packages(
+    project: Project, module: Path, tree: Path, env: dict[str, str]
+) -> tuple[list[InvisibleScope], tuple[tuple[str, str], ...]]:
+    """What `go list` says of the module's packages: one invisible scope per package of the tree
+    whose import did not load (scip-go would index it as if nothing were wrong, the import
+    labelled standard library), and the modules loaded from inside the tree."""
+    where = project.root or "."
+
+    def unlisted(detail: str) -> tuple[list[InvisibleScope], tuple[tuple[str, str], ...]]:
+        return [InvisibleScope("PACKAGE_NOT_LOADED", project.language, where, project.root, f"go list: {detail}")], ()
+
+    try:
+        done = run_tool(GO_LIST, module, ANALYZER_TIMEOUT_SECONDS, env)
+    except subprocess.TimeoutExpired:
+        return unlisted(f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
+    except OSError as err:
+        return unlisted(f"could not start ({err.strerror})")
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        return unlisted(lines[0] if lines else f"exited with {done.returncode}")
+    listing = read_listing(done.stdout, module, tree)
+    scopes = [
+        InvisibleScope("PACKAGE_NOT_LOADED", project.language, p.import_path or p.directory or ".", p.directory,
+                       f"go list: {p.detail}")
+        for p in listing.problems
+    ]  # fmt: skip
+    return scopes, tuple(sorted(listing.local_modules.items()))
+
+
+def merge_go(runs: list[AnalyzerRun]) -> list[AnalyzerRun]:
+    """The Go indexes of one tree as one, so that a use in one module of a declaration in another
+    module of the same tree is an exact edge like any other.
+
+    scip-go names a symbol by module path, version, package and name, and each module's index
+    names another module's symbols as it resolved them. Where the go command loaded a module
+    from inside the tree (the module itself, a `replace` or go.work `use` of a sibling), its
+    symbols are given one version per directory in every index, so the use and the declaration
+    meet; a module it loaded from anywhere else (a published version of the same path) keeps its
+    own version and stays external.
+    """
+    go = [r for r in runs if r.project.spec.name == "scip-go" and r.index is not None]
+    if not go:
+        return runs
+    defining = {r.project.root for r in go}
+    pairs = {(path, directory) for r in go for path, directory in r.local_modules if directory in defining}
+    directories: dict[str, set[str]] = {}
+    for path, directory in pairs:
+        directories.setdefault(path, set()).add(directory)
+
+    def version(path: str, directory: str) -> str:
+        spelled = "." if len(directories[path]) == 1 else f"./{directory}"
+        return spelled.replace(" ", "  ")  # a space inside a SCIP symbol field is written twice
+
+    tables = [{path: version(path, d) for path, d in r.local_modules if (path, d) in pairs} for r in go]
+    defined = {
+        _versioned(o.symbol, table)
+        for r, table in zip(go, tables, strict=True)
+        for d in (r.index.documents if r.index is not None else ())
+        for o in d.occurrences
+        if o.roles & Role.DEFINITION
+    }
+    documents: list[Document] = []
+    external: list[SymbolInfo] = []
+    invisible: list[InvisibleScope] = []
+    for run, table in zip(go, tables, strict=True):
+        assert run.index is not None
+
+        def rename(symbol: str, table: dict[str, str] = table) -> str:
+            return _member(_versioned(symbol, table), defined)
+
+        prefix = f"{run.project.root}/" if run.project.root else ""
+        for document in run.index.documents:
+            documents.append(
+                replace(document, path=prefix + document.path,
+                        occurrences=tuple(_occurrence(o, rename) for o in document.occurrences),
+                        symbols=tuple(_symbol_info(i, rename) for i in document.symbols))
+            )  # fmt: skip
+        external += [_symbol_info(i, rename) for i in run.index.external_symbols]
+        invisible += [scope for scope in run.invisible if scope not in invisible]
+    first = go[0]
+    assert first.index is not None
+    merged = replace(first.index, project_root="", documents=tuple(documents), external_symbols=tuple(external))
+    together = AnalyzerRun(Project(first.project.spec, "", Language.GO), merged,
+                           sum(r.seconds for r in go), tuple(invisible))  # fmt: skip
+    return [together, *(r for r in runs if all(r is not g for g in go))]
+
+
+def _versioned(symbol: str, table: dict[str, str]) -> str:
+    """`scip-go gomod <module> <version> <rest>` with the version the table gives the module."""
+    if not table or not symbol.startswith("scip-go gomod "):
+        return symbol
+    fields = symbol.split(" ", 4)
+    if len(fields) < 5 or fields[2] not in table:
+        return symbol
+    fields[3] = table[fields[2]]
+    return " ".join(fields)
+
+
+def _member(symbol: str, defined: set[str]) -> str:
+    """scip-go spells an interface's method `Greeter#Greet.` where it declares it and
+    `Greeter#Greet().` in another module's index (an implementation's relationship, a call): the
+    same member, since a Go type has one member of a name. The spelling the declaration has."""
+    if symbol in defined or "#" not in symbol:
+        return symbol
+    if symbol.endswith("()."):
+        other = symbol[: -len("().")] + "."
+    elif symbol.endswith("."):
+        other = symbol[: -len(".")] + "()."
+    else:
+        return symbol
+    return other if other in defined else symbol
+
+
+def _occurrence(occurrence: Occurrence, rename: Callable[[str], str]) -> Occurrence:
+    symbol = rename(occurrence.symbol)
+    return occurrence if symbol == occurrence.symbol else replace(occurrence, symbol=symbol)
+
+
+def _symbol_info(info: SymbolInfo, rename: Callable[[str], str]) -> SymbolInfo:
+    relationships = tuple(replace(r, symbol=rename(r.symbol)) for r in info.relationships)
+    return replace(info, symbol=rename(info.symbol), relationships=relationships,
+                   enclosing_symbol=rename(info.enclosing_symbol))  # fmt: skip
 
 
 def unconfigured(paths: Iterable[str], languages: frozenset[Language]) -> list[InvisibleScope]:
@@ -234,6 +433,7 @@ class Analysis:
         self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
         self.pending: list[Future[AnalyzerRun]] = []
+        self.runs: list[AnalyzerRun] | None = None
         if self.scratch is None:
             return
         copy: Path | None = None
@@ -249,7 +449,9 @@ class Analysis:
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:
-            return [future.result() for future in self.pending], self.left_out
+            if self.runs is None:
+                self.runs = merge_go([future.result() for future in self.pending])
+            return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)
             if self.scratch is not None:
