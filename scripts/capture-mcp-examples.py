@@ -20,7 +20,7 @@ from kivgraph.graph.tools import TOOL_BY_NAME, TOOLS
 from kivgraph.indexing import index_repository
 from kivgraph.server import INDEX_PROJECT_DESCRIPTION, INDEX_PROJECT_PARAMS
 from kivgraph.store import save_to_notes
-from kivgraph.store.notes import open_repository
+from kivgraph.store.git import open_repository
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "mcp-tools.md"

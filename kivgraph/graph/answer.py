@@ -3,12 +3,17 @@ hoisting and `groups` (whichever serializes smaller), and the `completeness` ver
 
 import json
 import re
+import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from kivgraph.graph.index import Graph
-from kivgraph.model import Language
+import numpy as np
+
+from kivgraph.graph.index import EDGE_KINDS, Graph, ScopeInfo
+from kivgraph.model import EdgeKind, Language
+from kivgraph.store.codec import NONE
 
 MAX_LISTED = 20
 ANALYZER_LANGUAGES = {
@@ -131,9 +136,12 @@ def renamed(page: Row, old: str, new: str, convert: Callable[[Any], Any] = lambd
 
 
 def label(row: Row) -> str:
+    """`qualified_name@start[-end]`; a reference row adds `:site_line`, the line of the use, so two uses
+    by one symbol stay two rows a reader can tell apart (`main@10-14:12`)."""
     name = row.get("qualified_name") or row.get("name") or ""
     start, end = row.get("start_line", 0), row.get("end_line", 0)
-    return f"{name}@{start}" + (f"-{end}" if end > start else "")
+    site = row.get("site_line", 0)
+    return f"{name}@{start}" + (f"-{end}" if end > start else "") + (f":{site}" if site else "")
 
 
 def spell_by_file(tail: Sequence[str], repository: str | None) -> Callable[[Sequence[Row], frozenset[str]], list[Any]]:
@@ -155,6 +163,21 @@ def spell_by_file(tail: Sequence[str], repository: str | None) -> Callable[[Sequ
         return spelled
 
     return spell
+
+
+def file_entries(rows: Sequence[Row], count: str, repository: str | None) -> list[Row]:
+    """The `files` view: each file once, in order of first mention, with how many rows it holds. The
+    path is repository-relative, as in every other view; `repo` only when it is not `repository`,
+    the one the header states."""
+    counted = Counter((row["repository"], row["file_path"]) for row in rows)
+    entries: list[Row] = []
+    for (repo, path), n in counted.items():
+        entry: Row = {"file": path}
+        if repo != repository:
+            entry["repo"] = repo
+        entry[count] = n
+        entries.append(entry)
+    return entries
 
 
 # -- completeness ------------------------------------------------------------------------------
@@ -184,6 +207,83 @@ def could_reference(scope_language: str, touched: set[str] | None) -> bool:
     return scope_language in SHARED_MODULES and bool(touched & SHARED_MODULES)
 
 
+class GoPackages:
+    """A Go repository's packages as the syntax layer links them: who imports whom, and whose types
+    implement whose interfaces (a call through an interface reaches a package that imports neither)."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.imports: dict[int, set[int]] = {}
+        self.importers: dict[int, set[int]] = {}
+        self.implements: dict[int, set[int]] = {}
+        """Either way: the package of an interface and the packages of the types that implement it."""
+        go = graph.language_names.index(Language.GO.value) if Language.GO.value in graph.language_names else -1
+        imports, implements = EDGE_KINDS.index(EdgeKind.IMPORTS_SYMBOL), EDGE_KINDS.index(EdgeKind.IMPLEMENTS)
+        wanted = np.isin(graph.edge_kind, np.array([imports, implements]))
+        edges = zip(graph.edge_source[wanted].tolist(), graph.edge_target[wanted].tolist(),
+                    graph.edge_kind[wanted].tolist(), strict=True)  # fmt: skip
+        for source, target, kind in edges:
+            if int(graph.language[source]) != go or int(graph.language[target]) != go:
+                continue
+            a, b = int(graph.package[source]), int(graph.package[target])
+            if NONE in (a, b) or a == b:
+                continue
+            if kind == imports:
+                self.imports.setdefault(a, set()).add(b)
+                self.importers.setdefault(b, set()).add(a)
+            else:
+                self.implements.setdefault(a, set()).add(b)
+                self.implements.setdefault(b, set()).add(a)
+
+    def linked(self, seeds: set[int]) -> set[int]:
+        """The packages whose code could name the seeds' declarations (their importers, transitively:
+        a method is called on a value another package handed over) and those the seeds' code
+        depends on (their imports, transitively), across interfaces both ways."""
+        found: set[int] = set()
+        for step in (self.importers, self.imports):
+            reached, frontier = set(seeds), list(seeds)
+            while frontier:
+                package = frontier.pop()
+                for other in step.get(package, set()) | self.implements.get(package, set()):
+                    if other not in reached:
+                        reached.add(other)
+                        frontier.append(other)
+            found |= reached
+        return found
+
+
+GO_PACKAGES: "weakref.WeakKeyDictionary[Graph, GoPackages]" = weakref.WeakKeyDictionary()
+
+
+def go_scope_could_reference(graph: Graph, scope: ScopeInfo, name: str, repositories: set[int]) -> bool:
+    """Whether a Go scope (a package that did not load, a module no checker saw) could hide a use
+    of the Go declarations named `name`: only code in a package linked to theirs by imports (read
+    by the syntax layer) or by an interface one implements can name them, or hold a value of their
+    type. Linked either way: the same chain carries references in and dependencies out, and the
+    verdict does not know which the answer follows. Unknown ground is charged: a name no Go
+    declaration of the repository carries, a declaration of another repository (its importers are
+    not traced here), a scope path that holds no package."""
+    if scope.language != Language.GO.value:
+        return True
+    named = graph.by_name.get(name) or graph.by_qualified_name.get(name) or []
+    declared = [i for i in named if int(graph.repository[i]) in repositories and graph.language_of(i) == "go"]
+    seeds = {int(graph.package[i]) for i in declared}
+    if not declared or NONE in seeds or any(int(graph.repository[i]) != scope.repository for i in declared):
+        return True
+    path = scope.path.strip("/")
+    inside = [
+        p for p, package in enumerate(graph.packages)
+        if package.repository == scope.repository and package.language == "go"
+        and (path in ("", ".") or package.root == path or package.root.startswith(path + "/")
+             or path.rpartition("/")[0] == package.root)
+    ]  # fmt: skip
+    if not inside:
+        return True
+    packages = GO_PACKAGES.get(graph)
+    if packages is None:
+        packages = GO_PACKAGES[graph] = GoPackages(graph)
+    return not packages.linked(seeds).isdisjoint(inside)
+
+
 def completeness(
     graph: Graph,
     name: str,
@@ -197,12 +297,18 @@ def completeness(
     the unresolved records (by index) that bound this answer; `languages` are the languages the
     answer touches: only a scope whose code could reference them is charged (a JavaScript file no
     checker saw cannot hide a use of a Python function), and "no type checker ran" only for them.
+    A Go scope is charged only if its packages are linked to those declaring `name` (see
+    `go_scope_could_reference`).
     """
     wanted = set(repositories) if repositories is not None else set(range(len(graph.repositories)))
     touched = set(languages) if languages is not None else None
     scopes: list[Row] = []
     for scope in graph.scopes:
-        if scope.repository in wanted and could_reference(scope.language, touched):
+        if (
+            scope.repository in wanted
+            and could_reference(scope.language, touched)
+            and go_scope_could_reference(graph, scope, name, wanted)
+        ):
             scopes.append({"reason": scope.reason, "repository": graph.repositories[scope.repository].name,
                            "language": scope.language, "path": scope.path or ".", "detail": scope.detail})  # fmt: skip
     for r in sorted(wanted):

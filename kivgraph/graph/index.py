@@ -199,7 +199,7 @@ class Graph:
             symbol_columns["file"].append(shift(s["file"], file_base))
             symbol_columns["container"].append(shift(s["container"], symbol_base))
             symbol_columns["package"].append(shift(s["package"], package_base))
-            for name in ("start_line", "end_line", "exported", "name_line"):
+            for name in ("start_line", "end_line", "exported", "name_line", "name_column"):
                 symbol_columns[name].append(s[name].astype(np.int32))
             symbol_columns["repository"].append(np.full(count, r, dtype=np.int32))
             e = c.tables["edges"]
@@ -271,6 +271,8 @@ class Graph:
         self.start_line = joined(symbol_columns["start_line"])
         self.end_line = joined(symbol_columns["end_line"])
         self.exported = joined(symbol_columns["exported"])
+        self.name_line = joined(symbol_columns["name_line"])
+        self.name_column = joined(symbol_columns["name_column"])
         self.repository = joined(symbol_columns["repository"])
         self.edge_source = joined(edge_columns["source"])
         self.edge_target = joined(edge_columns["target"])
@@ -368,6 +370,51 @@ class Graph:
     @cached_property
     def file_ids(self) -> dict[tuple[int, str], int]:
         return {(f.repository, f.path): i for i, f in enumerate(self.files)}
+
+    @cached_property
+    def file_modules(self) -> dict[int, int]:
+        """Global file id → the file's module symbol: every language writes it at line 1, column 0,
+        outside any declaration (a Rust `mod` item is a module too, but its name follows `mod`)."""
+        module = SYMBOL_KINDS.index(SymbolKind.MODULE)
+        rows = (self.kind == module) & (self.container == NONE) & (self.name_line == 1) & (self.name_column == 0)
+        found: dict[int, int] = {}
+        for i in ints(np.flatnonzero(rows)):
+            f = int(self.file[i])
+            if f != NONE:
+                found.setdefault(f, i)
+        return found
+
+    @cached_property
+    def module_files(self) -> dict[int, int]:
+        """The reverse: a file's module symbol → its file id."""
+        return {symbol: f for f, symbol in self.file_modules.items()}
+
+    @cached_property
+    def files_by_directory(self) -> dict[tuple[int, str], list[int]]:
+        """(repository, directory) → the file ids directly in it ("" is the root), in path order."""
+        index: dict[tuple[int, str], list[int]] = defaultdict(list)
+        for i in sorted(range(len(self.files)), key=lambda i: self.files[i].path):
+            f = self.files[i]
+            index[(f.repository, f.path.rpartition("/")[0])].append(i)
+        return dict(index)
+
+    @cached_property
+    def _rust_by_dotted_name(self) -> dict[str, list[int]]:
+        index: dict[str, list[int]] = defaultdict(list)
+        if Language.RUST.value in self.language_names:
+            rust = self.language_names.index(Language.RUST.value)
+            for i in ints(np.flatnonzero(self.language == rust)):
+                index[self.qualified_names[i].replace("::", ".")].append(i)
+        return dict(index)
+
+    def by_qualified_spelling(self, qualified: str) -> list[int]:
+        """Symbols with this qualified name, in snapshot order. Rust writes its names with `::`
+        (`Stack::push`) where every other language writes `.`: a Rust symbol answers to either."""
+        exact = self.by_qualified_name.get(qualified, [])
+        rust = self._rust_by_dotted_name.get(qualified.replace("::", "."), [])
+        if not rust:
+            return list(exact)
+        return sorted(set(exact) | set(rust))
 
     @cached_property
     def _unresolved_by_name(self) -> dict[str, list[int]]:

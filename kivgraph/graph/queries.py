@@ -14,17 +14,34 @@ from kivgraph.graph.answer import (
     completeness,
     coverage_of,
     envelope,
+    file_entries,
     hoist,
     renamed,
     spell_by_file,
 )
 from kivgraph.graph.cursors import decode_cursor, encode_cursor
-from kivgraph.graph.index import CONFIDENCES, EDGE_KINDS, PROVENANCES, REFERENCE_KINDS, Graph, ints
+from kivgraph.graph.index import (
+    CONFIDENCES,
+    EDGE_KINDS,
+    PROVENANCES,
+    REFERENCE_KINDS,
+    SYMBOL_KINDS,
+    Graph,
+    ints,
+)
 from kivgraph.graph.intent import IntentIndex
 from kivgraph.graph.load import refresh
-from kivgraph.graph.select import check_repository, clean_path, resolve
+from kivgraph.graph.select import MODULE, PACKAGE, check_repository, clean_path, resolve, resolve_all
 from kivgraph.graph.source import SourceRequest, read_bodies, render_bodies
-from kivgraph.model import EXACT_CONFIDENCES, Confidence, EdgeKind, SymbolKind
+from kivgraph.model import (
+    CALLABLE_KINDS,
+    EXACT_CONFIDENCES,
+    TYPE_KINDS,
+    Confidence,
+    EdgeKind,
+    Language,
+    SymbolKind,
+)
 from kivgraph.store.codec import NONE
 
 DEFAULT_EXCLUDED = (EdgeKind.EXPORTS.value, EdgeKind.REEXPORTS.value)
@@ -33,6 +50,41 @@ DISPATCH = frozenset({EDGE_KINDS.index(EdgeKind.IMPLEMENTS), EDGE_KINDS.index(Ed
 SIGNATURE_KINDS = frozenset({"function", "method", "class", "constructor", "interface", "trait", "struct"})
 EXACT_CODES = frozenset(CONFIDENCES.index(c) for c in EXACT_CONFIDENCES)
 CANDIDATE_CODE = CONFIDENCES.index(Confidence.CANDIDATE)
+CONFORMANCE = "CONFORMANCE"
+"""The kind of a use of a type that implements an interface member, said of that member: renaming or
+re-signing it can make the type stop conforming there. Derived at query time from IMPLEMENTS edges
+and never stored (a new name in a blob's vocabulary would be refused by older readers)."""
+CONFORMANCE_CODE = len(EDGE_KINDS)
+"""Its code beside the stored kinds' codes, in kind filters."""
+QUERY_KINDS = {**{k.value: i for i, k in enumerate(EDGE_KINDS) if k in REFERENCE_KINDS}, CONFORMANCE: CONFORMANCE_CODE}
+"""Every kind a reference or traversal row can carry, to its code."""
+IMPLEMENTS_CODE = EDGE_KINDS.index(EdgeKind.IMPLEMENTS)
+METHOD_OF_CODE = EDGE_KINDS.index(EdgeKind.METHOD_OF)
+OVERRIDE_KINDS = frozenset(EDGE_KINDS.index(k) for k in (EdgeKind.IMPLEMENTS, EdgeKind.OVERRIDES, EdgeKind.EXTENDS))
+TYPE_CODES = frozenset(SYMBOL_KINDS.index(k) for k in TYPE_KINDS)
+NOT_MEMBER_CODES = TYPE_CODES | {SYMBOL_KINDS.index(k) for k in (SymbolKind.MODULE, SymbolKind.PACKAGE,
+                                                                 SymbolKind.NAMESPACE)}  # fmt: skip
+CONSTRUCTOR_CODE = SYMBOL_KINDS.index(SymbolKind.CONSTRUCTOR)
+CONFORMANCE_SITES = frozenset(
+    EDGE_KINDS.index(k)
+    for k in (EdgeKind.CALLS_DIRECT, EdgeKind.REFERENCES, EdgeKind.TYPE_USES, EdgeKind.PASSES_AS_CALLBACK,
+              EdgeKind.ASSIGNS_FUNCTION, EdgeKind.RETURNS_FUNCTION, EdgeKind.UNKNOWN)
+)  # fmt: skip
+"""Uses of a type (or of a value holding one) that can need it to conform: construction, a type, a
+value. An import or an export cannot."""
+SUBTYPE_KINDS = frozenset(EDGE_KINDS.index(k) for k in (EdgeKind.EXTENDS, EdgeKind.EMBEDS))
+"""A subclass or an embedding struct inherits the implementing member: its uses are sites too."""
+HOLDER_CODES = frozenset(SYMBOL_KINDS.index(k) for k in (SymbolKind.VARIABLE, SymbolKind.CONSTANT))
+"""A variable or constant that a use is may hold an instance (`const s = new Scheduler()`): its uses
+are uses of the type too. Fields are not followed: their uses are mostly member accesses."""
+PRODUCER_CODES = frozenset(SYMBOL_KINDS.index(k) for k in CALLABLE_KINDS)
+"""A callable that names the type on its first line (`func NewSquare() Square`) may return one: its
+callers are uses of the type too."""
+ALIAS_CODES = frozenset(SYMBOL_KINDS.index(k) for k in (SymbolKind.TYPE_ALIAS, SymbolKind.TYPE))
+TYPE_USES_CODE = EDGE_KINDS.index(EdgeKind.TYPE_USES)
+STRUCTURAL_LANGUAGES = frozenset({Language.GO.value, Language.TYPESCRIPT.value, Language.JAVASCRIPT.value})
+"""Languages that check a type against an interface where it is used as one. Elsewhere (Rust, Dart)
+conformance is declared once, so the implementing members are what breaks."""
 
 
 class Session:
@@ -60,10 +112,16 @@ class Session:
 # -- rows ------------------------------------------------------------------------------------------
 
 
+def qualified_name(g: Graph, i: int) -> str:
+    """The qualified name a row shows: `<module>` for a file's module symbol, in every language (its
+    stored name is the dotted path, `src/app.ts` → `src.app`), so the row's triple is a selector."""
+    return MODULE if i in g.module_files else g.qualified_names[i]
+
+
 def symbol_row(g: Graph, i: int, detailed: bool = False) -> Row:
     row: Row = {
         "name": g.names[i],
-        "qualified_name": g.qualified_names[i],
+        "qualified_name": qualified_name(g, i),
         "kind": g.kind_of(i),
         "repository": g.repository_name(i),
         "file_path": g.path_of(i),
@@ -107,16 +165,16 @@ def truncated_guidance(returned: int, total: int, narrow: str) -> str:
 
 def edge_kind_filter(values: list[str] | None, wildcard: bool) -> tuple[frozenset[int], list[str] | None, bool]:
     """(accepted kind codes, canonical list for the cursor identity, whether the default ran)."""
-    reference = sorted(k.value for k in REFERENCE_KINDS)
+    reference = sorted(QUERY_KINDS)
     if values is None:
         if not wildcard:
-            return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in reference), None, False
+            return frozenset(QUERY_KINDS.values()), None, False
         chosen = [k for k in reference if k not in DEFAULT_EXCLUDED]
-        return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in chosen), None, True
+        return frozenset(QUERY_KINDS[k] for k in chosen), None, True
     if wildcard and "*" in values:
         if values != ["*"]:
             raise InvalidArgumentError('edge_kinds must be "*" alone or a list of canonical kinds')
-        return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in reference), ["*"], False
+        return frozenset(QUERY_KINDS.values()), ["*"], False
     if not values:
         raise InvalidArgumentError("edge_kinds must contain non-empty canonical values")
     for value in values:
@@ -125,7 +183,7 @@ def edge_kind_filter(values: list[str] | None, wildcard: bool) -> tuple[frozense
         if value not in reference:
             raise InvalidArgumentError(f'edge kind "{value}" is unsupported for symbol references')
     canonical = sorted(set(values))
-    return frozenset(EDGE_KINDS.index(EdgeKind(k)) for k in canonical), canonical, False
+    return frozenset(QUERY_KINDS[k] for k in canonical), canonical, False
 
 
 def confidence_filter(value: str | None) -> int | None:
@@ -157,6 +215,121 @@ def coverage_of_edges(g: Graph, edges: Sequence[int], unresolved_related: int = 
 # -- find_references -------------------------------------------------------------------------------
 
 
+def member_level(g: Graph, i: int) -> bool:
+    """A declaration that can implement or override another (a method, a field, a function), not a
+    type or a module: those are named by heritage clauses, which are uses."""
+    return int(g.kind[i]) not in NOT_MEMBER_CODES
+
+
+def is_override(g: Graph, e: int) -> bool:
+    """A member redefining or implementing another type's member: a declaration of its own, not a use
+    (renaming the overridden member leaves it in place). A type's heritage clause names the type: a use."""
+    return (
+        int(g.edge_kind[e]) in OVERRIDE_KINDS
+        and member_level(g, int(g.edge_source[e]))
+        and member_level(g, int(g.edge_target[e]))
+    )
+
+
+def interface_family(g: Graph, interface: int) -> set[int]:
+    """The interface, the interfaces that extend it and the aliases that name it, transitively:
+    where a value must have the interface's members."""
+    family = {interface}
+    queue = deque([interface])
+    while queue:
+        t = queue.popleft()
+        for e in ints(g.incoming(t)):
+            source, relation = int(g.edge_source[e]), int(g.edge_kind[e])
+            if source in family:
+                continue
+            extends = relation in SUBTYPE_KINDS and int(g.kind[source]) in TYPE_CODES
+            if extends or (relation == TYPE_USES_CODE and int(g.kind[source]) in ALIAS_CODES):
+                family.add(source)
+                queue.append(source)
+    return family
+
+
+def meets(g: Graph, site: int, family: set[int]) -> bool:
+    """Whether a site can use a value as the interface: it names the interface (`var s Shape = …`),
+    or uses something declared with it (a parameter, a variable, a field typed with it)."""
+    for e in ints(g.outgoing(site)):
+        used = int(g.edge_target[e])
+        if used in family:
+            return True
+        for x in ints(g.outgoing(used)):
+            if int(g.edge_kind[x]) == TYPE_USES_CODE and int(g.edge_target[x]) in family:
+                return True
+    return False
+
+
+def conformance_sites(g: Graph, member: int) -> list[tuple[int, int]]:
+    """(edge, type) for each use of a type that implements the interface member `member` where the
+    type can meet the interface, in a language that checks conformance there (construction or a
+    conversion into a parameter, a variable or a return of the interface's type). The uses of a
+    type are followed through its subtypes (they inherit the member), the variables a use is and the
+    functions that name it on their first line (they may return one). A use is kept when `meets`
+    says it can reach the interface. A heuristic in both directions, so CANDIDATE whatever the use's
+    own confidence. Member accesses (`c.m()`) are edges to the member, not to the type, and a
+    member's own signature (a Go receiver) is not a use."""
+    interface = int(g.container[member])
+    if interface == NONE or int(g.kind[interface]) not in TYPE_CODES:
+        return []
+    seen: set[int] = set()
+    queue: deque[tuple[int, int]] = deque()  # (a type or what holds one, the type)
+    for e in ints(g.incoming(member)):
+        if int(g.edge_kind[e]) != IMPLEMENTS_CODE:
+            continue
+        implementation = int(g.edge_source[e])
+        owner = int(g.container[implementation])
+        if owner == NONE or owner in seen or int(g.kind[owner]) not in TYPE_CODES:
+            continue
+        if g.language_of(implementation) in STRUCTURAL_LANGUAGES:
+            seen.add(owner)
+            queue.append((owner, owner))
+    uses: list[tuple[int, int]] = []
+    while queue:
+        held, kind = queue.popleft()
+        targets = [held]
+        if held == kind:
+            members = [int(g.edge_source[x]) for x in ints(g.incoming(held)) if int(g.edge_kind[x]) == METHOD_OF_CODE]
+            targets += [m for m in members if int(g.kind[m]) == CONSTRUCTOR_CODE]  # `new C()` names these
+        for target in targets:
+            for x in ints(g.incoming(target)):
+                site, relation = int(g.edge_source[x]), int(g.edge_kind[x])
+                if relation in SUBTYPE_KINDS and int(g.kind[site]) in TYPE_CODES:
+                    if site not in seen:
+                        seen.add(site)
+                        queue.append((site, site))
+                    continue
+                if relation not in CONFORMANCE_SITES or site in (held, target):
+                    continue
+                first_line = int(g.edge_line[x]) == int(g.start_line[site])
+                if int(g.container[site]) == held and first_line:
+                    continue
+                uses.append((x, kind))
+                holds = int(g.kind[site]) in HOLDER_CODES or (int(g.kind[site]) in PRODUCER_CODES and first_line)
+                if holds and site not in seen:
+                    seen.add(site)
+                    queue.append((site, kind))
+    if not uses:
+        return []
+    family = interface_family(g, interface)
+    verdicts: dict[int, bool] = {}
+    found: list[tuple[int, int]] = []
+    for x, kind in uses:
+        site = int(g.edge_source[x])
+        if site not in verdicts:
+            verdicts[site] = meets(g, site, family)
+        if verdicts[site]:
+            found.append((x, kind))
+    return found
+
+
+REFERENCE_GROUPS = ("references", "overrides", "conformance")
+"""How find_references files its rows, in page order: uses of the symbol; members that override or
+implement it (or that it overrides); uses of an implementing type that may need it to conform."""
+
+
 def find_references(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
     subject = resolve(g, args, allow_name=True)
@@ -168,24 +341,28 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
         check_repository(g, repo_filter)
     allow_derived = derived_allowed(g, args)
 
-    def keep(e: int, other: int) -> bool:
-        if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
-            return False
+    def keep_end(other: int) -> bool:
         if repo_filter is not None and g.repository_name(other) != repo_filter:
             return False
         if args.get("language") and g.language_of(other) != args["language"]:
             return False
         return allow_derived or not g.is_derived(other)
 
-    found: list[tuple[int, int, str]] = []  # (edge, other end, via)
+    def keep(e: int, other: int) -> bool:
+        if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
+            return False
+        return keep_end(other)
+
+    grouped: dict[str, list[tuple[int, int, str]]] = {group: [] for group in REFERENCE_GROUPS}  # (edge, end, via)
     edges = g.incoming(subject) if incoming else g.outgoing(subject)
     for e in ints(edges):
         other = int(g.edge_source[e] if incoming else g.edge_target[e])
         if keep(e, other):
-            found.append((e, other, ""))
+            grouped["overrides" if is_override(g, e) else "references"].append((e, other, ""))
     dispatch: list[str] = []
-    if incoming:
-        # Sole implementation: callers through the interface method reach this one and only it.
+    if incoming and member_level(g, subject):
+        # Sole implementation: callers through the interface method reach this one and only it. A
+        # type's own IMPLEMENTS (`impl A for S`) is no dispatch: a use of the trait A is not a use of S.
         for e in ints(g.outgoing(subject)):
             if int(g.edge_kind[e]) not in DISPATCH:
                 continue
@@ -198,7 +375,14 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
             for x in ints(g.incoming(method)):
                 other = int(g.edge_source[x])
                 if int(g.edge_kind[x]) not in DISPATCH and keep(x, other):
-                    found.append((x, other, through))
+                    grouped["references"].append((x, other, through))
+    if incoming and CONFORMANCE_CODE in kinds and confidence in (None, CANDIDATE_CODE):
+        for x, owner in conformance_sites(g, subject):
+            other = int(g.edge_source[x])
+            if keep_end(other):
+                grouped["conformance"].append((x, other, g.qualified_names[owner]))
+    found = [(group, e, other, via) for group in REFERENCE_GROUPS for e, other, via in grouped[group]]
+    counts = {group: len(grouped[group]) for group in REFERENCE_GROUPS}
     name = g.names[subject]
     spots = g.unresolved_naming(name)
     identity = {"tool": "find_references", **selector_identity(args), "qualified_name": g.qualified_names[subject],
@@ -210,11 +394,15 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
     page, cursor = paginate(g, found, args, identity, "references-v1")
     detailed = args["response_format"] == "detailed"
     rows: list[Row] = []
-    for e, other, via in page:
+    paged: dict[str, list[Row]] = {group: [] for group in REFERENCE_GROUPS}
+    for group, e, other, via in page:
         row = {**symbol_row(g, other, detailed), **edge_columns(g, e), "site_line": int(g.edge_line[e])}
+        if group == "conformance":
+            row.update(edge_kind=CONFORMANCE, confidence=Confidence.CANDIDATE.value)
         if via:
             row["via"] = via
         rows.append(row)
+        paged[group].append(row)
     languages = {g.language_of(subject)} | {r["language"] for r in rows}
     verdict = completeness(g, name, [int(g.repository[subject])], g.unresolved_naming(name), languages)
     total = len(found)
@@ -229,34 +417,50 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
         )  # fmt: skip
     elif cursor is not None:
         guidance = truncated_guidance(len(rows), total, "edge_kinds, confidence, repo or language")
+    elif counts["references"] == 0:
+        listed = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((counts["overrides"], "override"),
+                  (counts["conformance"], "conformance site")) if n]  # fmt: skip
+        guidance = (f"no use names this symbol; {' and '.join(listed)} {'is' if total == 1 else 'are'} listed "
+                    "apart, under their own keys")  # fmt: skip
     subject_row = symbol_row(g, subject, detailed)
     extras: Row = {}
+    if counts["overrides"] or counts["conformance"]:
+        extras["counts"] = counts
     if default_ran:
         extras["edge_kinds_default_excluded"] = list(DEFAULT_EXCLUDED)
     if dispatch:
         extras["dispatch_through"] = dispatch
+    apart = [group for group in REFERENCE_GROUPS[1:] if counts[group]]
     view = args["view"]
     if view == "full":
         results: Row = {"subject": {k: subject_row[k] for k in ("stable_key", "name", "qualified_name", "kind",
                                                                 "repository", "file_path", "start_line")},
-                        "direction": args["direction"], "references": rows, **extras}  # fmt: skip
+                        "direction": args["direction"], "references": paged["references"],
+                        **{group: paged[group] for group in apart}, **extras}  # fmt: skip
     elif view == "files":
-        counts = Counter(f"{r['repository']}/{r['file_path']}" for r in rows)
+        header = hoist(rows, ["repository"])
+
+        def file_counts(items: list[Row]) -> list[Row]:
+            return file_entries(items, "count", header.get("repository"))
+
         results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
-                   **{k: v for k, v in extras.items() if k == "edge_kinds_default_excluded"},
-                   "files": [{"file": f, "count": n} for f, n in counts.items()]}  # fmt: skip
+                   **header, **{k: v for k, v in extras.items() if k != "dispatch_through"},
+                   "files": file_counts(paged["references"]),
+                   **{group: {"files": file_counts(paged[group])} for group in apart if paged[group]}}  # fmt: skip
     else:
         header = hoist(rows, ["repository"])
-        page_shape = compact_page(
-            rows,
-            ["kind", "edge_kind", "confidence", "provenance", "via"],
-            ["kind", "edge_kind", "confidence", "provenance", "via"],
-            "files",
-            spell_by_file(["kind", "edge_kind", "confidence", "provenance", "via"], header.get("repository")),
-        )
+        tail = ["kind", "edge_kind", "confidence", "provenance", "via"]
+
+        def shape(items: list[Row]) -> Row:
+            return compact_page(items, tail, tail, "files", spell_by_file(tail, header.get("repository")))
+
         results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
-                   **header, **page_shape, **extras}  # fmt: skip
-    coverage = coverage_of_edges(g, [e for e, _, _ in found], unresolved_related=len(spots))
+                   **header, **shape(paged["references"]),
+                   **{group: shape(paged[group]) for group in apart if paged[group]}, **extras}  # fmt: skip
+    exact = sum(1 for group, e, _, _ in found if group != "conformance" and int(g.edge_confidence[e]) in EXACT_CODES)
+    candidate = sum(1 for group, e, _, _ in found
+                    if group == "conformance" or int(g.edge_confidence[e]) == CANDIDATE_CODE)  # fmt: skip
+    coverage = coverage_of(exact=exact, candidate=candidate, unresolved_related=len(spots))
     return envelope(g, results, total=total, returned=len(rows), compact=view != "full", next_cursor=cursor,
                     coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
 
@@ -272,6 +476,17 @@ class Visit:
     came_from: int
     through: str
     """The interface method a dispatching caller reached this node through ("" when direct)."""
+    conformance: bool = False
+    """Reached as a use (`edge`) of a type (`came_from`) implementing the interface member `through`:
+    its kind is CONFORMANCE and its confidence CANDIDATE, whatever the use's own."""
+
+
+def visit_kind(g: Graph, v: Visit) -> str:
+    return CONFORMANCE if v.conformance else EDGE_KINDS[int(g.edge_kind[v.edge])].value
+
+
+def visit_confidence(g: Graph, v: Visit) -> str:
+    return Confidence.CANDIDATE.value if v.conformance else CONFIDENCES[int(g.edge_confidence[v.edge])].value
 
 
 def walk(
@@ -287,20 +502,24 @@ def walk(
     def passes(e: int) -> bool:
         return int(g.edge_kind[e]) in kinds and (confidence is None or int(g.edge_confidence[e]) == confidence)
 
+    conforms = CONFORMANCE_CODE in kinds and confidence in (None, CANDIDATE_CODE)
     while queue:
         node, level = queue.popleft()
         if level >= depth:
             continue
-        steps: list[tuple[int, str]] = [(e, "") for e in ints(g.incoming(node) if reverse else g.outgoing(node))]
-        if reverse and cross_interfaces:
+        # (edge, interface member crossed, the type whose use it is when a conformance site else NONE)
+        steps = [(e, "", NONE) for e in ints(g.incoming(node) if reverse else g.outgoing(node)) if passes(e)]
+        if reverse and cross_interfaces and member_level(g, node):
+            # A member's own dispatch only: a type implementing a trait is not used where the trait is.
             for e in ints(g.outgoing(node)):
                 if int(g.edge_kind[e]) in DISPATCH:
                     method = int(g.edge_target[e])
                     through = g.qualified_names[method]
-                    steps += [(x, through) for x in ints(g.incoming(method)) if int(g.edge_kind[x]) not in DISPATCH]
-        for e, through in steps:
-            if not passes(e):
-                continue
+                    steps += [(x, through, NONE) for x in ints(g.incoming(method))
+                              if int(g.edge_kind[x]) not in DISPATCH and passes(x)]  # fmt: skip
+            if conforms:
+                steps += [(x, g.qualified_names[node], owner) for x, owner in conformance_sites(g, node)]
+        for e, through, owner in steps:
             other = int(g.edge_source[e] if reverse else g.edge_target[e])
             if other in seen:
                 continue
@@ -308,7 +527,10 @@ def walk(
                 truncated = True
                 break
             seen.add(other)
-            visits.append(Visit(other, level + 1, e, node, through))
+            if owner == NONE:
+                visits.append(Visit(other, level + 1, e, node, through))
+            else:
+                visits.append(Visit(other, level + 1, e, owner, through, conformance=True))
             queue.append((other, level + 1))
     return visits, truncated
 
@@ -318,8 +540,8 @@ def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
     row.update(
         depth=v.depth,
         reached_from=g.qualified_names[v.came_from],
-        via_kind=EDGE_KINDS[int(g.edge_kind[v.edge])].value,
-        via_confidence=CONFIDENCES[int(g.edge_confidence[v.edge])].value,
+        via_kind=visit_kind(g, v),
+        via_confidence=visit_confidence(g, v),
         via_provenance=PROVENANCES[int(g.edge_provenance[v.edge])].value,
     )
     if v.through:
@@ -355,7 +577,8 @@ def traversal_answer(
         guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
     elif cursor is not None:
         guidance = truncated_guidance(returned, len(kept), "depth, max_nodes, edge_kinds or confidence")
-    coverage = coverage_of_edges(g, [v.edge for v in kept], unresolved_related=unresolved_related)
+    coverage = coverage_of_edges(g, [v.edge for v in kept if not v.conformance], unresolved_related=unresolved_related)
+    coverage["candidate"] += sum(1 for v in kept if v.conformance)
     return envelope(g, results, total=len(kept), returned=returned, compact=view != "full", next_cursor=cursor,
                     coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
 
@@ -441,7 +664,7 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
                            {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
     spots = verdict.get("more_blind_spots", 0) + len(verdict.get("blind_spots", []))
     by_depth = Counter(v.depth for v in kept)
-    by_kind = Counter(EDGE_KINDS[int(g.edge_kind[v.edge])].value for v in kept)
+    by_kind = Counter(visit_kind(g, v) for v in kept)
     by_repository = Counter(g.repository_name(v.node) for v in kept)
     by_package: Counter[tuple[str, str]] = Counter()
     for v in kept:
@@ -599,7 +822,7 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
     if mode == "exact":
         found = list(g.by_name.get(name, []))
     elif mode == "qualified_exact":
-        found = list(g.by_qualified_name.get(name, []))
+        found = sorted(g.module_files) if name == MODULE else g.by_qualified_spelling(name)
     elif mode == "prefix":
         found = [i for i, n in enumerate(g.names) if n.startswith(name)]
     else:
@@ -624,7 +847,7 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
     repos = [check_repository(g, repo_filter)] if repo_filter is not None else None
     verdict = completeness(g, name, repos, (), {r["language"] for r in rows})
     if args["view"] == "full":
-        results: Any = rows
+        results: Row = {"symbols": rows}
     else:
 
         def spell(items: Sequence[Row], fixed: frozenset[str]) -> list[Any]:
@@ -650,7 +873,9 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
                 out.append(entry)
             return out
 
-        results = compact_page(rows, ["name", "kind", "repository", "exported"], ["kind", "exported"], "symbols", spell)
+        # One shape in both views: the rows under `symbols` (or `groups`), an empty page included.
+        results = compact_page(rows, ["name", "kind", "repository", "exported"], ["kind", "exported"], "symbols",
+                               spell) if rows else {"symbols": []}  # fmt: skip
     return envelope(g, results, total=len(found), returned=len(rows), compact=args["view"] != "full",
                     next_cursor=cursor, coverage=coverage_of(unresolved_related=unresolved),
                     completeness=verdict)  # fmt: skip
@@ -658,6 +883,8 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
 
 def get_symbol(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
+    if args.get("qualified_name") == PACKAGE:
+        return package_answer(g, resolve_all(g, args))
     i = resolve(g, args)
     loaded = g.repositories[int(g.repository[i])]
     package = g.package_of(i)
@@ -670,7 +897,7 @@ def get_symbol(s: Session, args: dict[str, Any]) -> Row:
         "package_root": package.root if package else "",
         "file_path": g.path_of(i),
         "name": g.names[i],
-        "qualified_name": g.qualified_names[i],
+        "qualified_name": qualified_name(g, i),
         "kind": g.kind_of(i),
         "language": g.language_of(i),
         "signature": g.signatures[i],
@@ -683,6 +910,30 @@ def get_symbol(s: Session, args: dict[str, Any]) -> Row:
         row["container"] = g.qualified_names[parent]
     if g.docs[i]:
         row["doc"] = g.docs[i]
+    return envelope(g, row, total=1, returned=1, compact=False)
+
+
+def module_entry(g: Graph, i: int) -> Row:
+    return {"file_path": g.path_of(i), "qualified_name": MODULE, "end_line": int(g.end_line[i]), "stable_key": g.key(i)}
+
+
+def package_answer(g: Graph, modules: list[int]) -> Row:
+    """get_symbol of a `<package>`: the Go package and the module symbol of each of its files."""
+    first = modules[0]
+    loaded = g.repositories[int(g.repository[first])]
+    package = g.package_of(first)
+    row: Row = {
+        "repository": loaded.name,
+        "repository_path": loaded.root,
+        "package_name": package.label if package else "",
+        "package_id": package.id if package else "",
+        "package_root": package.root if package else "",
+        "file_path": g.path_of(first).rpartition("/")[0] or ".",
+        "qualified_name": PACKAGE,
+        "kind": SymbolKind.PACKAGE.value,
+        "language": g.language_of(first),
+        "files": [module_entry(g, i) for i in modules],
+    }
     return envelope(g, row, total=1, returned=1, compact=False)
 
 
@@ -705,7 +956,7 @@ def get_file_outline(s: Session, args: dict[str, Any]) -> Row:
         ]
     if not file_ids:
         raise SymbolNotFoundError(f'repository "{repository}" has no indexed file at or under "{path}"')
-    found = [i for f in file_ids for i in g.by_file.get(f, []) if g.kind_of(i) != SymbolKind.MODULE.value]
+    found = [i for f in file_ids for i in g.by_file.get(f, [])]
     if args.get("kind"):
         found = [i for i in found if g.kind_of(i) == args["kind"]]
     if not args["include_members"]:
@@ -725,9 +976,7 @@ def get_file_outline(s: Session, args: dict[str, Any]) -> Row:
                         "languages": sorted({g.files[f].language for f in file_ids}),
                         "files": [{"path": p, "symbols": items} for p, items in grouped.items()]}  # fmt: skip
     elif view == "files":
-        counts = Counter(row["file_path"] for row in rows)
-        results = {"repository": repository, "path": path,
-                   "files": [{"file": p, "declarations": n} for p, n in counts.items()]}  # fmt: skip
+        results = {"repository": repository, "path": path, "files": file_entries(rows, "declarations", repository)}
     else:
         tail = ["kind", "exported_word", "signature"] if detailed else ["kind", "exported_word"]
         for row in rows:

@@ -1,5 +1,7 @@
 """Naming one symbol: `stable_key` xor repository + path + qualified_name (or a bare `name` on
-find_references), with every validation rule and the narrowing hints of AMBIGUOUS / NOT_FOUND."""
+find_references), with every validation rule and the narrowing hints of AMBIGUOUS / NOT_FOUND.
+Also the spellings that address by path: `<module>` (a file's module symbol, every language) and
+`<package>` (a Go package: the module symbols of its directory's files)."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -11,6 +13,11 @@ from kivgraph.model import SymbolKind
 DECLARATION_KINDS = frozenset(k.value for k in SymbolKind) - {SymbolKind.ENUM_MEMBER.value}
 """What a bare `name` may resolve to: every declaration we model (modules included)."""
 MAX_CANDIDATES = 500
+MODULE = "<module>"
+"""The qualified name of every file's module symbol, whatever the language: with its path, it names one."""
+PACKAGE = "<package>"
+"""A Go package, named by its directory: it has no symbol of its own, it is the module symbols of its
+files (the non-test `.go` files directly in the directory, each of which an import of it reaches)."""
 
 
 def clean_path(path: str) -> str:
@@ -35,6 +42,29 @@ def _where(graph: Graph, i: int) -> str:
 
 def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> int:
     """The symbol id the selector names; INVALID_ARGUMENT / *_NOT_FOUND / AMBIGUOUS_SYMBOL otherwise."""
+    found = _resolve(graph, args, allow_name)
+    if isinstance(found, int):
+        return found
+    if len(found) == 1:
+        return found[0]
+    package = graph.package_of(found[0])
+    named = f"the Go package {package.label}" if package is not None else "a Go package"
+    files = ", ".join(graph.path_of(i) for i in found[:MAX_CANDIDATES])
+    raise AmbiguousSymbolError(
+        f'"{PACKAGE}" at {args.get("repository")} {args.get("path")} is {named}, which has no symbol of its own: it '
+        f"is the module symbols of its {len(found)} files, and an import of it reaches each of them (find_references "
+        f'on any one lists its importers). Name one with qualified_name "{MODULE}" and its path ({files}); '
+        "get_symbol and get_file_outline take the whole package"
+    )
+
+
+def resolve_all(graph: Graph, args: Mapping[str, Any]) -> list[int]:
+    """The symbols a selector names: the one `resolve` finds, or every file module of a `<package>`."""
+    found = _resolve(graph, args, allow_name=False)
+    return [found] if isinstance(found, int) else found
+
+
+def _resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool) -> int | list[int]:
     key: str | None = args.get("stable_key")
     qualified: str | None = args.get("qualified_name")
     repository: str | None = args.get("repository")
@@ -67,8 +97,12 @@ def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> 
     assert qualified is not None
     if path is not None and repository is None:
         raise InvalidArgumentError("path is repository-relative, so it requires repository")
+    if qualified == PACKAGE:
+        return package_modules(graph, repository, path)
+    if qualified == MODULE:
+        return _file_module(graph, repository, path)
     path = clean_path(path) if path is not None else None
-    candidates = _narrow(graph, graph.by_qualified_name.get(qualified, []), repository, path)
+    candidates = _narrow(graph, graph.by_qualified_spelling(qualified), repository, path)
     if not candidates:
         where = f" under {repository}" + (f" {path}" if path else "") if repository else ""
         hint = "; call it without repository and path to search the whole graph" if repository else ""
@@ -85,6 +119,52 @@ def resolve(graph: Graph, args: Mapping[str, Any], allow_name: bool = False) -> 
     raise AmbiguousSymbolError(
         f'qualified name "{qualified}" names {len(candidates)} symbols; narrow with repository and path: {listed}'
     )
+
+
+def package_modules(graph: Graph, repository: str | None, path: str | None) -> list[int]:
+    """The module symbols of the Go package `<package>` names by repository and directory, in path order."""
+    if repository is None or path is None:
+        raise InvalidArgumentError(f'qualified_name "{PACKAGE}" names a Go package by its directory, so it needs '
+                                   "repository and path (the directory, or . for the root)")  # fmt: skip
+    r = check_repository(graph, repository)
+    directory = "" if path.rstrip("/") == "." else clean_path(path)
+    if (r, directory) in graph.file_ids:
+        parent = directory.rpartition("/")[0] or "."
+        raise SymbolNotFoundError(f'"{directory}" is a file of {repository}: "{PACKAGE}" names a Go package by its '
+                                  f'directory ({parent}); the file itself is "{MODULE}" with this path')  # fmt: skip
+    files = graph.files_by_directory.get((r, directory), [])
+    go = [f for f in files if graph.files[f].language == "go" and not graph.files[f].path.endswith("_test.go")]
+    modules = [graph.file_modules[f] for f in go if f in graph.file_modules]
+    if not modules:
+        held = f'holds no Go file: name one of its files with "{MODULE}"' if files else "holds no indexed file"
+        raise SymbolNotFoundError(f'"{PACKAGE}" names a Go package, the non-test .go files directly in one '
+                                  f'directory; "{directory or "."}" in {repository} {held}')  # fmt: skip
+    return modules
+
+
+def _file_module(graph: Graph, repository: str | None, path: str | None) -> int:
+    """`<module>` with the path of a file: that file's module symbol."""
+    if repository is None or path is None:
+        raise InvalidArgumentError(f'qualified_name "{MODULE}" names the module symbol of one file, so it needs '
+                                   "repository and path (that file)")  # fmt: skip
+    r = check_repository(graph, repository)
+    path = clean_path(path)
+    f = graph.file_ids.get((r, path))
+    if f is None:
+        if any(info.repository == r and info.path.startswith(path + "/") for info in graph.files):
+            inside = graph.files_by_directory.get((r, path), [])[:MAX_CANDIDATES]
+            listed = ", ".join(graph.files[i].path for i in inside)
+            raise AmbiguousSymbolError(
+                f'"{path}" is a directory of {repository}, and "{MODULE}" names the module symbol of one file: '
+                "repeat with the path of the file you mean" + (f" ({listed})" if listed else "")
+                + f'; a Go package is "{PACKAGE}" with its directory'
+            )  # fmt: skip
+        raise SymbolNotFoundError(f'repository "{repository}" has no indexed file "{path}"')
+    module = graph.file_modules.get(f)
+    if module is None:
+        raise SymbolNotFoundError(f'"{path}" in {repository} has no module symbol: the file was not parsed '
+                                  f"({graph.files[f].status})")  # fmt: skip
+    return module
 
 
 def _narrow(graph: Graph, found: list[int], repository: str | None, path: str | None) -> list[int]:

@@ -33,8 +33,13 @@ CONFIDENCE_NAMES = tuple(c.value for c in Confidence)
 SELECTOR = (
     Param("stable_key", "string", "The symbol's stable key (or use repository + path + qualified_name)."),
     Param("repository", "string", "Repository name; narrows qualified_name."),
-    Param("path", "string", "Repository-relative file path; needs repository."),
-    Param("qualified_name", "string", "Qualified name of the symbol."),
+    Param("path", "string", "Repository-relative file (or directory) path; needs repository."),
+    Param(
+        "qualified_name",
+        "string",
+        "Qualified name of the symbol: `<module>` names the file at path, `<package>` the Go package in the "
+        "directory at path; a Rust name takes `.` or `::`.",
+    ),
 )
 FORMAT = Param("response_format", "string", "concise (default) or detailed (keys, signatures).", "concise",
                enum=("concise", "detailed"))  # fmt: skip

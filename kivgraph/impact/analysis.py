@@ -11,9 +11,9 @@ import pygit2
 
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError, UnknownRevisionError
 from kivgraph.graph.answer import completeness
-from kivgraph.graph.index import CONFIDENCES, REFERENCE_KINDS, Graph
+from kivgraph.graph.index import REFERENCE_KINDS, Graph
 from kivgraph.graph.load import Found, LoadedRepository, freshness, loaded_from, nearest_generation
-from kivgraph.graph.queries import EDGE_KINDS, walk
+from kivgraph.graph.queries import CONFORMANCE_CODE, EDGE_KINDS, visit_confidence, visit_kind, walk
 from kivgraph.impact.diff import FileChange, Fingerprints, changed_files
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.scopes import FileScopes
@@ -24,7 +24,7 @@ from kivgraph.store.git import merge_base, open_repository, resolve_commit
 DEFAULT_DEPTH = 3
 MAX_NODES = 5000
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "main", "origin/master", "master")
-ALL_REFERENCE_CODES = frozenset(EDGE_KINDS.index(k) for k in REFERENCE_KINDS)
+ALL_REFERENCE_CODES = frozenset(EDGE_KINDS.index(k) for k in REFERENCE_KINDS) | {CONFORMANCE_CODE}
 UNREAD = "REPOSITORY_UNAVAILABLE"
 """The invisible scope of a workspace repository that could not be read."""
 
@@ -301,8 +301,7 @@ def analyze(
         symbol.affected = [
             Affected(graph.qualified_names[v.node], graph.kind_of(v.node), graph.repository_name(v.node),
                      graph.path_of(v.node), int(graph.start_line[v.node]), int(graph.end_line[v.node]), v.depth,
-                     EDGE_KINDS[int(graph.edge_kind[v.edge])].value,
-                     CONFIDENCES[int(graph.edge_confidence[v.edge])].value, graph.qualified_names[v.came_from],
+                     visit_kind(graph, v), visit_confidence(graph, v), graph.qualified_names[v.came_from],
                      v.through)
             for v in visits
         ]  # fmt: skip

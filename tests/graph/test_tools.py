@@ -41,6 +41,7 @@ DOCUMENTED_CODES = frozenset({"INVALID_ARGUMENT", "SYMBOL_NOT_FOUND", "AMBIGUOUS
 COMPLETENESS_TOOLS = ("find_references", "get_blast_radius", "trace_dependencies", "find_symbol", "get_file_outline",
                       "find_cross_repo_consumers")  # fmt: skip
 REFERENCE_TAIL = ["kind", "edge_kind", "confidence", "provenance", "via"]
+REFERENCE_GROUPS = ("references", "overrides", "conformance")
 Row = dict[str, Any]
 
 
@@ -118,8 +119,8 @@ def by_file_rows(results: Row, tail: Sequence[str]) -> list[tuple[str, ...]]:
                 assert len(values) <= len(columns), (entry, columns)
                 assert all(isinstance(v, str) for v in values), "numbers in a tail are strings"
                 row = {**context, **dict(zip(columns, values, strict=False))}
-                qualified_name, _, lines = label.rpartition("@")
-                rows.append((repository, item["file"], qualified_name, lines.split("-")[0],
+                qualified_name, _, lines = label.rpartition("@")  # `start[-end][:site_line]`
+                rows.append((repository, item["file"], qualified_name, lines.split(":")[0].split("-")[0],
                              *(text(row.get(c)) for c in tail)))  # fmt: skip
     return sorted(rows)
 
@@ -187,6 +188,7 @@ def test_compact_full_and_files_views_carry_the_same_rows_for_every_symbol(serve
     grouped: Counter[str] = Counter()  # what the sweep met, so it can insist the interesting shapes occurred
     nonempty: Counter[str] = Counter()
     dispatched = 0
+    apart: Counter[str] = Counter()  # answers with overrides or conformance sites listed apart
 
     def compare(
         tool: str,
@@ -208,17 +210,36 @@ def test_compact_full_and_files_views_carry_the_same_rows_for_every_symbol(serve
         return full
 
     def reference_files(answer: Row, full: Row) -> None:
-        counts = {f["file"]: f["count"] for f in answer["results"].get("files", [])}
-        expected = Counter(f"{r['repository']}/{r['file_path']}" for r in full["results"]["references"])
-        assert counts == dict(expected) and sum(counts.values()) == answer["returned"] == full["returned"]
+        # Paths are repository-relative as in every view: the repository is the header's, or the file's `repo`.
+        results = answer["results"]
+        counts: Counter[tuple[str, str, str]] = Counter()
+        for group in REFERENCE_GROUPS:
+            for f in (results if group == "references" else results.get(group, {})).get("files", []):
+                counts[(f.get("repo", results.get("repository")), f["file"], group)] += f["count"]
+        expected = Counter((r["repository"], r["file_path"], group)
+                           for group in REFERENCE_GROUPS for r in full["results"].get(group, []))  # fmt: skip
+        assert counts == expected and sum(counts.values()) == answer["returned"] == full["returned"]
+
+    def compact_references(results: Row) -> list[tuple[str, ...]]:
+        # Overrides and conformance sites are pages of their own under their keys; the repository is hoisted above.
+        found = [(*row, "references") for row in by_file_rows(results, REFERENCE_TAIL)]
+        for group in REFERENCE_GROUPS[1:]:
+            if group in results:
+                page = {"repository": results.get("repository"), **results[group]}
+                found += [(*row, group) for row in by_file_rows(page, REFERENCE_TAIL)]
+        return sorted(found)
+
+    def full_references(results: Row) -> list[tuple[str, ...]]:
+        return sorted((*row, group) for group in REFERENCE_GROUPS
+                      for row in full_rows(results.get(group, []), REFERENCE_TAIL))  # fmt: skip
 
     for i in range(g.size):
         key = g.key(i)
         for direction in ("incoming", "outgoing"):
             full = compare("find_references", {"stable_key": key, "direction": direction},
-                           lambda r: by_file_rows(r, REFERENCE_TAIL),
-                           lambda r: full_rows(r["references"], REFERENCE_TAIL), reference_files)  # fmt: skip
+                           compact_references, full_references, reference_files)  # fmt: skip
             dispatched += sum(1 for r in full["results"]["references"] if r.get("via"))
+            apart.update(group for group in REFERENCE_GROUPS[1:] if full["results"].get(group))
         compare("trace_dependencies", {"stable_key": key},
                 lambda r: by_file_rows(r, TRAVERSAL_TAIL),
                 lambda r: full_rows(r["nodes"], TRAVERSAL_TAIL, {"hop_depth": "depth"}))  # fmt: skip
@@ -252,12 +273,12 @@ def test_compact_full_and_files_views_carry_the_same_rows_for_every_symbol(serve
         for mode in ("exact", "prefix", "substring"):
             compare("find_symbol", {"name": name, "mode": mode}, lambda r: symbol_rows(r, repositories),
                     lambda r: sorted((s["repository"], s["file_path"], s["qualified_name"], s["start_line"],
-                                      s["end_line"], s["kind"], s["exported"]) for s in r))  # fmt: skip
+                                      s["end_line"], s["kind"], s["exported"]) for s in r["symbols"]))  # fmt: skip
     for qualified_name in sorted(set(g.qualified_names)):
         compare("find_symbol", {"name": qualified_name, "mode": "qualified_exact"},
                 lambda r: symbol_rows(r, repositories),
                 lambda r: sorted((s["repository"], s["file_path"], s["qualified_name"], s["start_line"],
-                                  s["end_line"], s["kind"], s["exported"]) for s in r))  # fmt: skip
+                                  s["end_line"], s["kind"], s["exported"]) for s in r["symbols"]))  # fmt: skip
 
     # The sweep must have met the shapes it is meant to check, or it proves nothing about them.
     for tool in ("find_references", "get_blast_radius", "get_file_outline", "find_symbol"):
@@ -265,6 +286,7 @@ def test_compact_full_and_files_views_carry_the_same_rows_for_every_symbol(serve
     for tool in COMPLETENESS_TOOLS:
         assert nonempty[tool], f"every {tool} answer was empty"
     assert dispatched, "no reference arrived through a sole implementation's interface method"
+    assert apart["overrides"] and apart["conformance"], "no answer listed overrides or conformance sites apart"
 
 
 def test_a_compact_find_symbol_row_always_names_its_symbol(served: Catalog):
@@ -596,7 +618,8 @@ WORDS = ["shapes", "consumer", "Total", "Square", "Square.Area", "Shape.Area", "
          "shapes/shapes.go", "shapes", "shapes/", "cmd/app/main.go", "", " ", "..", "../x", "/abs", " Total", "*",
          "CALLS_DIRECT", "TYPE_USES", "IMPLEMENTS", "EXACT_TYPECHECKED", "CANDIDATE", "compact", "full", "files",
          "concise", "detailed", "incoming", "outgoing", "exact", "prefix", "substring", "qualified_exact", "go",
-         "dart", "function", "method", "field", "rust:1.95.0", "area", "sum squares", "\x00", "\ud800"]  # fmt: skip
+         "dart", "function", "method", "field", "rust:1.95.0", "area", "sum squares", "\x00", "\ud800", "<module>",
+         "<package>", ".", "Square::Area"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -801,14 +824,14 @@ def test_the_clean_fixture_is_complete_on_all_six_tools(served: Catalog):
 def test_paging_find_symbol_one_row_at_a_time_visits_every_row_once(served: Catalog):
     query = {"name": "S", "mode": "prefix"}
     whole = ask(served, "find_symbol", **query, view="full", limit=500)
-    expected = sorted(row["stable_key"] for row in whole["results"])
+    expected = sorted(row["stable_key"] for row in whole["results"]["symbols"])
     assert whole["total"] == len(expected) > 5
     seen: list[str] = []
     cursor = None
     while True:
         page = ask(served, "find_symbol", **query, view="full", limit=1, **({"cursor": cursor} if cursor else {}))
         assert page["total"] == whole["total"] and page["returned"] == 1
-        seen += [row["stable_key"] for row in page["results"]]
+        seen += [row["stable_key"] for row in page["results"]["symbols"]]
         cursor = page["next_cursor"]
         assert page["truncated"] is (cursor is not None)
         if cursor is None:
@@ -822,7 +845,7 @@ def test_a_cursor_carries_on_across_a_change_of_limit_and_view(served: Catalog):
     query = {"name": "S", "mode": "prefix"}
     whole = ask(served, "find_symbol", **query, view="full", limit=500)
     expected = sorted((s["repository"], s["file_path"], s["qualified_name"], s["start_line"], s["end_line"], s["kind"],
-                       s["exported"]) for s in whole["results"])  # fmt: skip
+                       s["exported"]) for s in whole["results"]["symbols"])  # fmt: skip
     rows: list[tuple[Any, ...]] = []
     cursor = None
     for step in range(100):
@@ -834,7 +857,7 @@ def test_a_cursor_carries_on_across_a_change_of_limit_and_view(served: Catalog):
             assert ("next_cursor" in page) is page.get("truncated", False)
         else:
             rows += [(s["repository"], s["file_path"], s["qualified_name"], s["start_line"], s["end_line"], s["kind"],
-                      s["exported"]) for s in page["results"]]  # fmt: skip
+                      s["exported"]) for s in page["results"]["symbols"]]  # fmt: skip
         cursor = page.get("next_cursor")
         if cursor is None:
             break
@@ -860,7 +883,7 @@ def test_the_derived_standard_library_is_withheld_unless_asked_for(served: Catal
     catalog.load()
 
     def repositories_of(answer: Row) -> set[str]:
-        return {row["repository"] for row in answer["results"]}
+        return {row["repository"] for row in answer["results"]["symbols"]}
 
     assert ask(catalog, "find_symbol", name="double")["total"] == 0
     assert repositories_of(ask(catalog, "find_symbol", name="double", include_derived=True, view="full")) == {derived}
@@ -873,7 +896,7 @@ def test_the_derived_standard_library_is_withheld_unless_asked_for(served: Catal
     compact = ask(catalog, "find_symbol", name="S", mode="prefix", include_derived=True)
     assert symbol_rows(compact["results"], ["shapes", derived]) == sorted(
         (s["repository"], s["file_path"], s["qualified_name"], s["start_line"], s["end_line"], s["kind"], s["exported"])
-        for s in widened["results"]
+        for s in widened["results"]["symbols"]
     )
     listed = {row["name"]: row for row in ask(catalog, "list_repositories")["results"]}
     assert listed[derived]["derived"] is True and "derived" not in listed["shapes"]
