@@ -443,7 +443,7 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
         def file_counts(items: list[Row]) -> list[Row]:
             return file_entries(items, "count", header.get("repository"))
 
-        results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
+        results = {"subject": at(g, subject), "qn": qualified_name(g, subject), "direction": args["direction"],
                    **header, **{k: v for k, v in extras.items() if k != "dispatch_through"},
                    "files": file_counts(paged["references"]),
                    **{group: {"files": file_counts(paged[group])} for group in apart if paged[group]}}  # fmt: skip
@@ -454,7 +454,7 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
         def shape(items: list[Row]) -> Row:
             return compact_page(items, tail, tail, "files", spell_by_file(tail, header.get("repository")))
 
-        results = {"subject": at(g, subject), "qn": g.qualified_names[subject], "direction": args["direction"],
+        results = {"subject": at(g, subject), "qn": qualified_name(g, subject), "direction": args["direction"],
                    **header, **shape(paged["references"]),
                    **{group: shape(paged[group]) for group in apart if paged[group]}, **extras}  # fmt: skip
     exact = sum(1 for group, e, _, _ in found if group != "conformance" and int(g.edge_confidence[e]) in EXACT_CODES)
@@ -539,7 +539,7 @@ def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
     row = symbol_row(g, v.node, detailed)
     row.update(
         depth=v.depth,
-        reached_from=g.qualified_names[v.came_from],
+        reached_from=qualified_name(g, v.came_from),
         via_kind=visit_kind(g, v),
         via_confidence=visit_confidence(g, v),
         via_provenance=PROVENANCES[int(g.edge_provenance[v.edge])].value,
@@ -717,7 +717,7 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     repo_filter = args.get("repo")
     if repo_filter is not None:
         check_repository(g, repo_filter)
-    name, qualified = g.names[subject], g.qualified_names[subject]
+    name = g.names[subject]
     package = g.package_of(subject)
     consumers: list[Row] = []
     edges: list[int] = []
@@ -727,7 +727,8 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
             continue
         code = int(g.edge_confidence[e])
         category = "exact_symbol" if code in EXACT_CODES else "candidate"
-        consumers.append({"category": category, **symbol_row(g, other), **edge_columns(g, e)})
+        consumers.append({"category": category, **symbol_row(g, other), **edge_columns(g, e),
+                          "site_line": int(g.edge_line[e])})  # fmt: skip
         edges.append(e)
     package_id = int(g.package[subject])
     package_level = 0
@@ -760,7 +761,7 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
             continue
         consumers.append({"category": "unresolved", "repository": g.repositories[u.repository].name,
                           "file_path": u.file, "start_line": u.line, "end_line": u.line,
-                          "qualified_name": g.qualified_names[u.source], "language": u.language,
+                          "qualified_name": qualified_name(g, u.source), "language": u.language,
                           "confidence": Confidence.UNRESOLVED.value, "requested_package": u.requested_package,
                           "requested_symbol": u.requested_symbol, "reason": u.reason,
                           "detail": u.detail})  # fmt: skip
@@ -774,13 +775,14 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
                 "language": args.get("language")}  # fmt: skip
     page, cursor = paginate(g, consumers, args, identity, "consumers-v1")
     verdict = completeness(g, name, None, g.unresolved_naming(name))
-    subject_info: Row = {"qualified_name": qualified, "repository": g.repository_name(subject),
+    subject_info: Row = {"qualified_name": qualified_name(g, subject), "repository": g.repository_name(subject),
                          "package_name": package.label if package else "", "file_path": g.path_of(subject),
                          "start_line": int(g.start_line[subject]), "end_line": int(g.end_line[subject])}  # fmt: skip
     if args["view"] == "full":
         results: Row = {"subject": subject_info, "consumers": page}
     else:
-        compact_subject: Row = {"qualified_name": qualified, "at": at(g, subject), "pkg": subject_info["package_name"]}
+        compact_subject: Row = {"qualified_name": subject_info["qualified_name"], "at": at(g, subject),
+                                "pkg": subject_info["package_name"]}  # fmt: skip
 
         def spell(rows: Sequence[Row], fixed: frozenset[str]) -> list[Any]:
             out: list[Any] = []
@@ -788,8 +790,8 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
                 item: Row = {"repo": row["repository"], "at": f"{row['file_path']}:{row['start_line']}"}
                 if row.get("package_name"):
                     item["pkg"] = row["package_name"]
-                for column in ("category", "qualified_name", "kind", "edge_kind", "confidence", "provenance",
-                               "requested_package", "requested_symbol", "reason", "detail"):  # fmt: skip
+                for column in ("category", "qualified_name", "kind", "site_line", "edge_kind", "confidence",
+                               "provenance", "requested_package", "requested_symbol", "reason", "detail"):  # fmt: skip
                     if column not in fixed and row.get(column):
                         item[column] = row[column]
                 out.append(item)
@@ -907,7 +909,7 @@ def get_symbol(s: Session, args: dict[str, Any]) -> Row:
     }
     parent = int(g.container[i])
     if parent != NONE:
-        row["container"] = g.qualified_names[parent]
+        row["container"] = qualified_name(g, parent)
     if g.docs[i]:
         row["doc"] = g.docs[i]
     return envelope(g, row, total=1, returned=1, compact=False)
@@ -1012,9 +1014,18 @@ def find_by_intent(s: Session, args: dict[str, Any]) -> Row:
         symbols = [m for m in symbols if not g.is_derived(m.index)]
     rows: list[Row] = []
     for m in symbols:
-        rows.append({"at": at(g, m.index), "qualified_name": g.qualified_names[m.index], "kind": g.kind_of(m.index),
+        rows.append({"at": at(g, m.index), "qualified_name": qualified_name(g, m.index), "kind": g.kind_of(m.index),
                      "score": round(m.score, 3), "matched": list(m.terms)})  # fmt: skip
-    file_rows = [{"file": path, "score": round(m.score, 3), "matched": list(m.terms)} for path, m in files]
+    # A path names a file in each loaded repository that has it: one row each, by repository.
+    holders: dict[str, list[str]] = {}
+    if len(g.repositories) > 1:
+        for repository, path in g.file_ids:
+            holders.setdefault(path, []).append(g.repositories[repository].name)
+    file_rows = [
+        {**({"repo": repo} if repo else {}), "file": path, "score": round(m.score, 3), "matched": list(m.terms)}
+        for path, m in files
+        for repo in sorted(holders.get(path, [""]))
+    ]
     results = {"keywords": keywords, "files": file_rows, "symbols": rows}
     return envelope(g, results, total=len(rows) + len(file_rows), returned=len(rows) + len(file_rows), compact=True)
 
