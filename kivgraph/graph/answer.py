@@ -234,12 +234,15 @@ class GoPackages:
                 self.implements.setdefault(a, set()).add(b)
                 self.implements.setdefault(b, set()).add(a)
 
-    def linked(self, seeds: set[int]) -> set[int]:
+    def linked(self, seeds: set[int], direction: str = "both") -> set[int]:
         """The packages whose code could name the seeds' declarations (their importers, transitively:
-        a method is called on a value another package handed over) and those the seeds' code
-        depends on (their imports, transitively), across interfaces both ways."""
+        a method is called on a value another package handed over; direction "incoming") and those
+        the seeds' code depends on (their imports, transitively; "outgoing"), across interfaces
+        both ways."""
         found: set[int] = set()
-        for step in (self.importers, self.imports):
+        both = (self.importers, self.imports)
+        steps = {"incoming": both[:1], "outgoing": both[1:]}.get(direction, both)
+        for step in steps:
             reached, frontier = set(seeds), list(seeds)
             while frontier:
                 package = frontier.pop()
@@ -254,12 +257,15 @@ class GoPackages:
 GO_PACKAGES: "weakref.WeakKeyDictionary[Graph, GoPackages]" = weakref.WeakKeyDictionary()
 
 
-def go_scope_could_reference(graph: Graph, scope: ScopeInfo, name: str, repositories: set[int]) -> bool:
+def go_scope_could_reference(
+    graph: Graph, scope: ScopeInfo, name: str, repositories: set[int], direction: str = "both"
+) -> bool:
     """Whether a Go scope (a package that did not load, a module no checker saw) could hide a use
     of the Go declarations named `name`: only code in a package linked to theirs by imports (read
     by the syntax layer) or by an interface one implements can name them, or hold a value of their
-    type. Linked either way: the same chain carries references in and dependencies out, and the
-    verdict does not know which the answer follows. Unknown ground is charged: a name no Go
+    type. `direction` is what the answer follows: "incoming" uses (only importers can hide one; Go
+    forbids import cycles, so a package the symbol's package imports cannot), "outgoing"
+    dependencies (only imports), or "both". Unknown ground is charged: a name no Go
     declaration of the repository carries, a declaration of another repository (its importers are
     not traced here), a scope path that holds no package."""
     if scope.language != Language.GO.value:
@@ -281,7 +287,7 @@ def go_scope_could_reference(graph: Graph, scope: ScopeInfo, name: str, reposito
     packages = GO_PACKAGES.get(graph)
     if packages is None:
         packages = GO_PACKAGES[graph] = GoPackages(graph)
-    return not packages.linked(seeds).isdisjoint(inside)
+    return not packages.linked(seeds, direction).isdisjoint(inside)
 
 
 def completeness(
@@ -290,6 +296,7 @@ def completeness(
     repositories: Iterable[int] | None,
     blind: Iterable[int] = (),
     languages: Iterable[str] | None = None,
+    direction: str = "both",
 ) -> Row:
     """COMPLETE, or LOWER_BOUND with what was not seen and where to grep.
 
@@ -297,7 +304,8 @@ def completeness(
     the unresolved records (by index) that bound this answer; `languages` are the languages the
     answer touches: only a scope whose code could reference them is charged (a JavaScript file no
     checker saw cannot hide a use of a Python function), and "no type checker ran" only for them.
-    A Go scope is charged only if its packages are linked to those declaring `name` (see
+    A Go scope is charged only if its packages are linked to those declaring `name`, in the
+    `direction` the answer follows ("incoming" uses, "outgoing" dependencies, or "both"; see
     `go_scope_could_reference`).
     """
     wanted = set(repositories) if repositories is not None else set(range(len(graph.repositories)))
@@ -307,7 +315,7 @@ def completeness(
         if (
             scope.repository in wanted
             and could_reference(scope.language, touched)
-            and go_scope_could_reference(graph, scope, name, wanted)
+            and go_scope_could_reference(graph, scope, name, wanted, direction)
         ):
             scopes.append({"reason": scope.reason, "repository": graph.repositories[scope.repository].name,
                            "language": scope.language, "path": scope.path or ".", "detail": scope.detail})  # fmt: skip

@@ -404,7 +404,8 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
         rows.append(row)
         paged[group].append(row)
     languages = {g.language_of(subject)} | {r["language"] for r in rows}
-    verdict = completeness(g, name, [int(g.repository[subject])], g.unresolved_naming(name), languages)
+    verdict = completeness(g, name, [int(g.repository[subject])], g.unresolved_naming(name), languages,
+                           args["direction"])  # fmt: skip
     total = len(found)
     guidance = ""
     if total == 0:
@@ -608,7 +609,7 @@ def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
     own = {root, *seeds}
     made = g.unresolved_from(own)
     verdict = completeness(g, name, [int(g.repository[root])], made,
-                           {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
+                           {g.language_of(root)} | {g.language_of(v.node) for v in kept}, "outgoing")  # fmt: skip
     failures = len(made)
     summary: Row = {"root_key": g.key(root), "root_repository": g.repository_name(root), "depth": args["depth"],
                     "max_nodes": args["max_nodes"], "reached": len(visits),
@@ -661,7 +662,7 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
     rows = [reached_row(g, v, detailed) for v in page]
     name = g.names[root]
     verdict = completeness(g, name, [int(g.repository[root])], g.unresolved_naming(name),
-                           {g.language_of(root)} | {g.language_of(v.node) for v in kept})  # fmt: skip
+                           {g.language_of(root)} | {g.language_of(v.node) for v in kept}, "incoming")  # fmt: skip
     spots = verdict.get("more_blind_spots", 0) + len(verdict.get("blind_spots", []))
     by_depth = Counter(v.depth for v in kept)
     by_kind = Counter(visit_kind(g, v) for v in kept)

@@ -308,7 +308,7 @@ def analyze(
         languages = {symbol.language} | {graph.language_of(v.node) for v in visits}
         repositories = range(len(graph.repositories))
         symbol.completeness = completeness(graph, symbol.name, repositories, graph.unresolved_naming(symbol.name),
-                                           languages)  # fmt: skip
+                                           languages, "incoming")  # fmt: skip
     unread = [u.scope() for u in unavailable]
     for symbol in symbols:
         if unread and symbol.change != "added":  # nothing could use an added symbol before the change

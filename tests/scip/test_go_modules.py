@@ -119,6 +119,15 @@ def test_the_unloaded_package_still_lowers_what_it_could_reach(unrequired: Path)
     assert "Hello" in reached and not reached & {"Tally", "Run", "Check"}
 
 
+def test_a_package_the_symbols_package_imports_cannot_hide_a_use_of_it_but_can_hide_a_dependency(unrequired: Path):
+    rows, verdict = references(unrequired, "user/user.go", "Answer")
+    assert rows == set()
+    assert verdict == {"verdict": "COMPLETE"}  # broken is imported by user: Go forbids it to import user back
+    dependencies = ask(unrequired, "trace_dependencies", **at(unrequired, "user/user.go", "Use"))
+    assert dependencies["completeness"]["verdict"] == "LOWER_BOUND"
+    assert ("PACKAGE_NOT_LOADED", "broken") in scopes(dependencies["completeness"])
+
+
 # -- a second module of the repository, through `replace` ---------------------------------------
 
 
