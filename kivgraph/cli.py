@@ -18,11 +18,10 @@ import click
 from kivgraph import __version__
 from kivgraph.derived import DERIVED_PREFIX, default_location, index_rust_library, is_derived
 from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
-from kivgraph.indexing import Progress, index_snapshot, snapshot_at
-from kivgraph.languages import language_of
+from kivgraph.indexing import Progress, index_snapshot, languages_at, snapshot_at
 from kivgraph.model import Language
 from kivgraph.render.summary import render_text, summarize
-from kivgraph.scip.analyzers import analyzer_for, locate
+from kivgraph.scip.analyzers import analyzer_for, locate, tools_cache
 from kivgraph.scip.index import load_index
 from kivgraph.scip.run import ANALYZER_FAILURES
 from kivgraph.store import (
@@ -36,6 +35,7 @@ from kivgraph.store import (
 from kivgraph.store.codec import decode_columns
 from kivgraph.store.git import noted_ancestors, open_repository, resolve_commit
 from kivgraph.store.notes import NotesStore
+from kivgraph.store.prune import DEFAULT_KEEP
 
 if TYPE_CHECKING:
     from kivgraph.store.sync import SyncResult
@@ -353,11 +353,10 @@ def doctor(path: str, languages: str | None, strict: bool, as_json: bool) -> Non
 def _languages_at(path: str) -> frozenset[Language]:
     """The languages of the files at HEAD of the repository at PATH (every language outside one)."""
     try:
-        snap = snapshot_at(path)
+        found = languages_at(path)
     except KivgraphError:
         return frozenset(Language)
-    found = {lang for f in snap.files if (lang := language_of(f.path)) is not None}
-    return frozenset(found) or frozenset(Language)
+    return found or frozenset(Language)
 
 
 def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
@@ -373,13 +372,85 @@ def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
         found = locate(spec)
         status = "ok" if found.usable else ("missing" if not found.path else "unusable")
         detail = found.problem
-        if found.usable and found.version != spec.pinned:
-            detail = f"version {found.version} is not the pinned {spec.pinned}; results may differ"
+        if found.usable and found.version != found.expected_version:
+            detail = f"version {found.version} is not the pinned {found.expected_version}; results may differ"
         rows.append({
             "language": language.value, "analyzer": spec.name, "status": status, "version": found.version,
             "path": found.path if found.usable else "", "detail": detail,
         })  # fmt: skip
     return rows
+
+
+@cli.group("analyzers")
+def analyzers_group() -> None:
+    """Install the pinned type checkers (SCIP indexers) a repository's languages need."""
+
+
+ANALYZER_LANGUAGES = click.option(
+    "--languages",
+    default="auto",
+    show_default=True,
+    help="auto (the languages at HEAD of PATH, as doctor finds them), all, or a comma-separated list.",
+)
+
+
+def _requested_languages(path: str, value: str) -> frozenset[Language]:
+    word = value.strip().lower()
+    if word == "auto":
+        return _languages_at(path)
+    if word == "all":
+        return frozenset(Language)
+    chosen = parse_languages(value)
+    if not chosen:
+        raise InvalidArgumentError("--languages is empty; pass auto, all or a comma-separated list.")
+    return chosen
+
+
+@analyzers_group.command("install")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@ANALYZER_LANGUAGES
+@click.option("--json", "as_json", is_flag=True, help="Print the result per analyzer as JSON.")
+def analyzers_install(path: str, languages: str, as_json: bool) -> None:
+    """Install into the tools cache, pinned, the analyzers the languages need; exit 1 when one of them
+    could not be installed (the others still are)."""
+    from kivgraph.scip.install import install
+
+    chosen = _requested_languages(path, languages)
+    names = ", ".join(sorted(lang.value for lang in chosen)) or "none"
+    click.echo(f"languages: {names}; tools cache: {tools_cache()}", err=True)
+    without = sorted(lang.value for lang in chosen if analyzer_for(lang) is None)
+    if without:
+        click.echo(f"{', '.join(without)}: no analyzer runs here; edges stay CANDIDATE unless you pass --scip FILE",
+                   err=True)  # fmt: skip
+    outcomes = install(chosen, path, lambda line: click.echo(line, err=True))
+    if as_json:
+        result = {"tools_cache": str(tools_cache().absolute()), "languages": sorted(lang.value for lang in chosen),
+                  "analyzers": [outcome.as_json() for outcome in outcomes]}  # fmt: skip
+        click.echo(json.dumps(result, indent=2))
+    else:
+        for outcome in outcomes:
+            where = outcome.path if outcome.ok else outcome.reason
+            click.echo(f"{outcome.name:<16} {outcome.status.value:<9} {outcome.version or '-':<9} {where}")
+    failing = [outcome for outcome in outcomes if not outcome.ok]
+    if failing:
+        listed = ", ".join(f"{o.name} ({'/'.join(lang.value for lang in o.languages)})" for o in failing)
+        raise CommandError(f"not installed: {listed}, for the reason given above; the others are installed.")
+
+
+@analyzers_group.command("cache-key")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@ANALYZER_LANGUAGES
+@click.option("--json", "as_json", is_flag=True, help='Print {"key": ..., "path": ..., "analyzers": ...}.')
+def analyzers_cache_key(path: str, languages: str, as_json: bool) -> None:
+    """The tools cache's key (pins of the analyzers the languages need, and the platform) and path,
+    for restoring it in CI (actions/cache)."""
+    from kivgraph.scip.install import cache_key
+
+    key = cache_key(_requested_languages(path, languages))
+    if as_json:
+        click.echo(json.dumps(key, indent=2))
+    else:
+        click.echo(f"key  {key['key']}\npath {key['path']}")
 
 
 @cli.command("diff-impact")
@@ -440,7 +511,7 @@ def diff_impact(
 
 @cli.group()
 def notes() -> None:
-    """Share generations: fetch and push refs/notes/kivgraph (merged per commit, newest wins)."""
+    """Share generations: fetch and push refs/notes/kivgraph (merged per commit, newest wins), and prune it."""
 
 
 def _sync_line(action: str, result: "SyncResult") -> str:
@@ -474,6 +545,61 @@ def notes_push(remote: str, repo_path: str, ref: str, attempts: int) -> None:
 
     result = push_notes(repo_path, remote, ref, attempts)
     click.echo(_sync_line("pushed to" if result.pushed else "nothing to push to", result))
+
+
+@notes.command("prune")
+@click.argument("remote", required=False)
+@click.option("--remote", "remote_option", metavar="NAME", help="The remote to prune (same as REMOTE).")
+@click.option("--keep", type=int, default=DEFAULT_KEEP, show_default=True,
+              help="First-parent commits of the default branch whose notes stay.")  # fmt: skip
+@click.option("--keep-tags", is_flag=True, help="Also keep the notes of tagged commits.")
+@click.option("--branch", default="", help="The branch whose history decides (default: the remote's HEAD; "
+              "without a remote origin/HEAD, else main or master, else HEAD).")  # fmt: skip
+@click.option("--dry-run", is_flag=True, help="List the notes that would go, with their sizes; change nothing.")
+@click.option("--repo", "repo_path", default=".", type=click.Path(file_okay=False), help="Repository (default .).")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@click.option("--attempts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Fetch-merge-prune-push rounds when the remote moved under us.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def notes_prune(remote: str | None, remote_option: str | None, keep: int, keep_tags: bool, branch: str,
+                dry_run: bool, repo_path: str, ref: str, attempts: int, as_json: bool) -> None:  # fmt: skip
+    """Keep the notes of the last --keep first-parent commits of the default branch, drop the rest in
+    one notes commit without parents; with REMOTE, fetch and merge first and push the result with a
+    lease (retried when the remote moved), so a note pushed meanwhile is never lost."""
+    from kivgraph.store.prune import prune_notes
+
+    if remote and remote_option and remote != remote_option:
+        raise InvalidArgumentError(f"two remotes given ({remote} and --remote {remote_option}); give one.")
+    result = prune_notes(repo_path, remote or remote_option or "", keep, keep_tags=keep_tags, dry_run=dry_run,
+                         branch=branch, ref=ref, attempts=attempts)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+        return
+    summary = result.to_json()
+    kept, dropped = summary["kept"], summary["dropped"]
+    where = f"{ref} on {result.remote}" if result.remote else f"{ref} in this clone"
+    window = (f"the last {keep} first-parent commits of {result.branch} at {result.branch_commit[:12]}"
+              + (f", {kept['tagged']} tagged" if kept["tagged"] else "")
+              + (f", {kept['newer']} newer than it" if kept["newer"] else ""))  # fmt: skip
+    if dry_run:
+        click.echo(f"would drop {dropped['notes']} note(s) ({dropped['bytes']:,} bytes) of {where}, keeping "
+                   f"{kept['notes']} ({kept['bytes']:,} bytes): {window}")  # fmt: skip
+        for note in result.dropped:
+            size = "size unknown (not in this clone)" if note.size is None else f"{note.size:,} bytes"
+            click.echo(f"  {note.commit}  {size}")
+        return
+    if result.notes_commit is None and not result.pushed:
+        click.echo(f"nothing to prune in {where}: {kept['notes']} note(s) ({kept['bytes']:,} bytes), all of {window}")
+        return
+    line = (f"pruned {where}: kept {kept['notes']} note(s) ({kept['bytes']:,} bytes) of {window}; dropped "
+            f"{dropped['notes']} ({dropped['bytes']:,} bytes)")  # fmt: skip
+    if result.notes_commit:
+        line += f" in one notes commit without parents, {result.notes_commit[:12]}"
+    if result.pushed:
+        line += f"; pushed after {result.attempts} attempt{'s' if result.attempts != 1 else ''}"
+    if result.deepened:
+        line += f"; the shallow clone's {result.branch} was fetched {keep} commits deep"
+    click.echo(line)
 
 
 def graph_sources(command: Callable[..., None]) -> Callable[..., None]:

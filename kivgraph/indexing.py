@@ -148,6 +148,12 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
     return snap
 
 
+def languages_at(path: str, revision: str = "HEAD") -> frozenset[Language]:
+    """The languages of the files in the revision's tree: what `kivgraph doctor`, `analyzers install
+    --languages auto` and the index Action look at."""
+    return frozenset(lang for f in snapshot_at(path, revision).files if (lang := language_of(f.path)) is not None)
+
+
 def _blob_reader(repo: pygit2.Repository, oid: str) -> Callable[[], bytes]:
     """Read a blob only when it is parsed, so a large tree is never held in memory at once."""
     return lambda: read_blob(repo, oid)

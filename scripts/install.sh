@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs kivgraph on a fresh machine: the Python package with its pinned tree-sitter grammars
-# into ./.venv, the pinned SCIP indexers (scip-typescript and scip-python from npm into tools/,
-# scip-go and rust-analyzer built into ~/.cache/kivgraph/tools), then indexes this very repository
-# into git notes and shows the result. Safe to re-run: every step is cached (the first
-# rust-analyzer build takes about 7 minutes on 2 cores; later runs skip it).
+# into ./.venv, then every pinned SCIP indexer with `kivgraph analyzers install --languages all`
+# (scip-typescript and scip-python by `npm ci` of the lockfile kivgraph ships, scip-go by
+# `go install`, rust-analyzer from rustup's component or else built from crates.io, all into
+# ~/.cache/kivgraph/tools), then indexes this very repository into git notes and shows the result.
+# Safe to re-run: every step is cached (a crates.io build of rust-analyzer takes about 20 minutes
+# on 2 cores the first time; later runs skip it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -17,8 +19,7 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
 
 echo "== kivgraph $(.venv/bin/kivgraph --version | awk '{print $NF}') installed in .venv" >&2
-bash scripts/install-analyzers.sh
-bash scripts/install-rust-analyzer.sh >/dev/null
+.venv/bin/kivgraph analyzers install . --languages all
 .venv/bin/kivgraph doctor --languages go,typescript,javascript,python,rust --strict
 if git rev-parse --verify -q HEAD >/dev/null; then
   .venv/bin/kivgraph index .

@@ -55,7 +55,7 @@ def test_the_tools_cache_is_searched_at_the_pinned_version(bare_environment):
 
 def test_a_missing_analyzer_says_how_to_install_it_and_strict_fails(bare_environment):
     go = rows("--languages", "go")["go"]
-    assert go["status"] == "missing" and "scripts/install-analyzers.sh" in go["detail"]
+    assert go["status"] == "missing" and "`kivgraph analyzers install --languages go`" in go["detail"]
     strict = doctor("--languages", "go", "--strict")
     assert strict.exit_code == 1 and "no usable analyzer for go" in strict.stderr
 

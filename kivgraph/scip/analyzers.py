@@ -1,15 +1,20 @@
 """The SCIP indexers kivgraph runs: which language each serves, where its binary is, its version.
 
-Owns discovery only (running them is `scip/run.py`). A binary is looked for, in order: the
-`KIVGRAPH_<NAME>` environment variable (an explicit path), the versioned tools cache that
-scripts/install-*.sh fill, the `tools/node_modules/.bin` of a source checkout, then PATH.
+Owns discovery only (installing is `scip/install.py`, running them is `scip/run.py`). A binary is
+looked for, in order: the `KIVGRAPH_<NAME>` environment variable (an explicit path), the tools
+cache that `kivgraph analyzers install` fills (for rust-analyzer first the toolchain component it
+recorded there), the `tools/node_modules/.bin` of a source checkout, then PATH.
 """
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import cast
 
 from kivgraph.model import Language, Provenance
 
@@ -23,14 +28,23 @@ class AnalyzerSpec:
     provenance: Provenance
     pinned: str
     cache_binary: str
-    """Path of the binary inside the tools cache, relative to it."""
-    install: str
-    """How to install it, for messages."""
+    """Path of the binary inside the tools cache, relative to it ("" for the npm ones, whose
+    directory is named after the lockfile: `npm_binary`)."""
+    how: str
+    """What `kivgraph analyzers install` does for it, for messages."""
+    npm_package: str = ""
 
     @property
     def env_var(self) -> str:
         return "KIVGRAPH_" + self.name.upper().replace("-", "_")
 
+    @property
+    def install_hint(self) -> str:
+        return f"`kivgraph analyzers install --languages {self.languages[0].value}` ({self.how})"
+
+
+SCIP_GO_MODULE = "github.com/scip-code/scip-go"
+"""Formerly github.com/sourcegraph/scip-go."""
 
 ANALYZERS: tuple[AnalyzerSpec, ...] = (
     AnalyzerSpec(
@@ -39,7 +53,8 @@ ANALYZERS: tuple[AnalyzerSpec, ...] = (
         Provenance.SCIP_TYPESCRIPT,
         "0.4.0",
         "",
-        "scripts/install-analyzers.sh (npm: @sourcegraph/scip-typescript@0.4.0)",
+        "npm ci of @sourcegraph/scip-typescript@0.4.0; needs Node.js >= 18 with npm",
+        "@sourcegraph/scip-typescript",
     ),
     AnalyzerSpec(
         "scip-python",
@@ -47,7 +62,8 @@ ANALYZERS: tuple[AnalyzerSpec, ...] = (
         Provenance.SCIP_PYTHON,
         "0.6.6",
         "",
-        "scripts/install-analyzers.sh (npm: @sourcegraph/scip-python@0.6.6)",
+        "npm ci of @sourcegraph/scip-python@0.6.6; needs Node.js >= 18 with npm",
+        "@sourcegraph/scip-python",
     ),
     AnalyzerSpec(
         "scip-go",
@@ -55,7 +71,7 @@ ANALYZERS: tuple[AnalyzerSpec, ...] = (
         Provenance.SCIP_GO,
         "0.2.9",
         "scip-go-v0.2.9/scip-go",
-        "scripts/install-analyzers.sh (go install github.com/scip-code/scip-go/cmd/scip-go@v0.2.9; needs go >= 1.26)",
+        f"go install {SCIP_GO_MODULE}/cmd/scip-go@v0.2.9; needs Go >= 1.26",
     ),
     AnalyzerSpec(
         "rust-analyzer",
@@ -63,7 +79,7 @@ ANALYZERS: tuple[AnalyzerSpec, ...] = (
         Provenance.RUST_ANALYZER_SCIP,
         "0.0.348",
         "rust-analyzer-0.0.348/bin/rust-analyzer",
-        "scripts/install-rust-analyzer.sh (cargo install ra_ap_rust-analyzer@0.0.348; a long first build)",
+        "rustup's rust-analyzer component, else cargo install ra_ap_rust-analyzer@0.0.348, a long first build",
     ),
 )
 
@@ -84,10 +100,17 @@ class Located:
     version: str
     problem: str
     """Why it cannot be used ("" when it can)."""
+    expected: str = ""
+    """The version it should report: the pin, or what the install recorded for a toolchain's
+    component ("" = the pin)."""
 
     @property
     def usable(self) -> bool:
         return bool(self.path) and not self.problem
+
+    @property
+    def expected_version(self) -> str:
+        return self.expected or self.spec.pinned
 
 
 def tools_cache() -> Path:
@@ -98,23 +121,73 @@ def tools_cache() -> Path:
     return Path(base) / "kivgraph" / "tools"
 
 
+NPM_PACKAGE_DIR = Path(__file__).parent / "npm"
+"""package.json + package-lock.json of the npm indexers: package data, the one copy (tools/ links here)."""
+
+
+@cache
+def npm_lock_digest() -> str:
+    """Names the cache directory the lockfile is installed into: a new pin is a new directory."""
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json"):
+        try:
+            digest.update((NPM_PACKAGE_DIR / name).read_bytes())
+        except OSError:  # a damaged install of kivgraph: nothing is found there, `analyzers install` says why
+            digest.update(b"missing")
+    return digest.hexdigest()[:16]
+
+
+def npm_home() -> Path:
+    """Where `npm ci` of the shipped lockfile goes: `<tools cache>/npm-<digest>`."""
+    return tools_cache() / f"npm-{npm_lock_digest()}"
+
+
+def cached_binary(spec: AnalyzerSpec) -> Path | None:
+    """The pinned binary's place in the tools cache."""
+    if spec.npm_package:
+        return npm_home() / "node_modules" / ".bin" / spec.name
+    return tools_cache() / spec.cache_binary if spec.cache_binary else None
+
+
+def component_record(spec: AnalyzerSpec) -> Path:
+    """Where the install records a toolchain's own component it chose (rust-analyzer from rustup)."""
+    return tools_cache() / f"{spec.name}-component.json"
+
+
+def recorded_component(spec: AnalyzerSpec) -> tuple[str, str] | None:
+    """(path, version) of the recorded component, when a readable record exists."""
+    try:
+        loaded: object = json.loads(component_record(spec).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    record = cast(dict[str, object], loaded) if isinstance(loaded, dict) else {}
+    path, version = record.get("path"), record.get("version")
+    if not isinstance(path, str) or not isinstance(version, str) or not path:
+        return None
+    return path, version
+
+
 def checkout_tools() -> Path:
     """`tools/` of the source checkout this package runs from (an editable install)."""
     return Path(__file__).resolve().parents[2] / "tools"
 
 
-def candidates(spec: AnalyzerSpec) -> list[tuple[str, str]]:
-    """(where, path) pairs in search order."""
-    found: list[tuple[str, str]] = []
+def candidates(spec: AnalyzerSpec) -> list[tuple[str, str, str]]:
+    """(where, path, expected version — "" for the pin) triples in search order."""
+    found: list[tuple[str, str, str]] = []
     explicit = os.environ.get(spec.env_var)
     if explicit:
-        found.append((spec.env_var, explicit))
-    if spec.cache_binary:
-        found.append(("tools cache", str(tools_cache() / spec.cache_binary)))
-    found.append(("tools/node_modules", str(checkout_tools() / "node_modules" / ".bin" / spec.name)))
+        found.append((spec.env_var, explicit, ""))
+    recorded = recorded_component(spec)
+    if recorded is not None:
+        found.append(("toolchain component", recorded[0], recorded[1]))
+    cached = cached_binary(spec)
+    if cached is not None:
+        found.append(("tools cache", str(cached), ""))
+    found.append(("tools/node_modules", str(checkout_tools() / "node_modules" / ".bin" / spec.name), ""))
     on_path = shutil.which(spec.name)
     if on_path:
-        found.append(("PATH", on_path))
+        found.append(("PATH", on_path, ""))
     return found
 
 
@@ -124,24 +197,24 @@ def locate(spec: AnalyzerSpec, probe: bool = True) -> Located:
     Without `probe` the binary is not asked its version (half a second for the node-based
     indexers): an index states the version of the tool that wrote it.
     """
-    for where, path in candidates(spec):
+    for where, path, expected in candidates(spec):
         if not os.path.isfile(path):
             if where == spec.env_var:
                 return Located(spec, path, "", f"{spec.env_var} points at {path}, which does not exist")
             continue
         if not probe:
             usable = os.access(path, os.X_OK)
-            return Located(
-                spec, path, "", "" if usable else f"`{path}` is not executable; reinstall with {spec.install}"
-            )
-        version, problem = _version(path)
+            problem = "" if usable else f"`{path}` is not executable; reinstall with {spec.install_hint}"
+            return Located(spec, path, "", problem, expected)
+        version, problem = probe_version(path)
         if problem:
-            problem = f"{problem}; install a working one with {spec.install}"
-        return Located(spec, path, version, problem)
-    return Located(spec, "", "", f"not installed; install it with {spec.install}")
+            problem = f"{problem}; install a working one with {spec.install_hint}"
+        return Located(spec, path, version, problem, expected)
+    return Located(spec, "", "", f"not installed; install it with {spec.install_hint}")
 
 
-def _version(path: str) -> tuple[str, str]:
+def probe_version(path: str) -> tuple[str, str]:
+    """(the version `path --version` reports, "") or ("", why it cannot be asked)."""
     try:
         done = run_tool([path, "--version"], None, VERSION_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:

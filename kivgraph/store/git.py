@@ -239,7 +239,7 @@ def prefetch(repo: pygit2.Repository, oids: Iterable[str]) -> None:
     remote = promisor_remote(repo)
     if not remote:
         return
-    missing = sorted({oid for oid in oids if not _has(repo, oid)})
+    missing = sorted({oid for oid in oids if not has_object(repo, oid)})
     if not missing:
         return
     done = run_git(
@@ -259,7 +259,8 @@ def blob_id(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
-def _has(repo: pygit2.Repository, oid: str) -> bool:
+def has_object(repo: pygit2.Repository, oid: str) -> bool:
+    """Whether this clone's database has the object (never fetched to answer: a partial clone's missing blob is not)."""
     try:
         return _oid(oid) in repo.odb
     except GitErrors:
@@ -334,10 +335,39 @@ def _tree(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
 
 
 def blob_size(repo: pygit2.Repository, oid: str) -> int:
+    size = stored_size(repo, oid)
+    return len(read_blob(repo, oid)) if size is None else size
+
+
+def stored_size(repo: pygit2.Repository, oid: str) -> int | None:
+    """An object's size when this clone has it; None when it does not (never fetched to be measured)."""
     try:
         return int(repo.odb.read_header(_oid(oid))[1])
     except GitErrors:
-        return len(read_blob(repo, oid))
+        return None
+
+
+def write_tree_missing_ok(repo: pygit2.Repository, files: dict[str, str]) -> str:
+    """A tree of blobs by path (at most one directory deep, as a notes fan-out is), written by
+    `git mktree --missing`: libgit2 refuses to name a blob it does not have, and a partial clone's
+    notes tree names blobs its promisor remote keeps until someone reads them."""
+    folders: dict[str, list[str]] = {}
+    top: list[str] = []
+    for path, oid in files.items():
+        folder, _, name = path.rpartition("/")
+        (folders.setdefault(folder, []) if folder else top).append(f"100644 blob {oid}\t{name}\n")
+    names = sorted(folders)
+    if names:
+        subtrees = _mktree(repo, "\n".join("".join(folders[name]) for name in names), "--batch").split()
+        top += [f"040000 tree {oid}\t{name}\n" for name, oid in zip(names, subtrees, strict=True)]
+    return _mktree(repo, "".join(top)).strip()
+
+
+def _mktree(repo: pygit2.Repository, listing: str, *options: str) -> str:
+    done = run_git(git_dir(repo), "mktree", "--missing", *options, stdin=listing)
+    if done.returncode != 0:
+        raise GitFailedError(f"git cannot write a notes tree in {git_dir(repo)}: {first_line(done)}.")
+    return done.stdout
 
 
 def submodule_urls(repo: pygit2.Repository, commit: str | None) -> dict[str, str]:
@@ -454,6 +484,73 @@ def is_descendant(repo: pygit2.Repository, commit: str, ancestor: str) -> bool:
         return bool(repo.descendant_of(_oid(commit), _oid(ancestor)))
     except GitErrors:
         return False
+
+
+def first_parents(repo: pygit2.Repository, tip: str, limit: int) -> tuple[list[str], str]:
+    """Up to `limit` commits from `tip` back along first parents, tip first, and why the walk ended
+    before `limit` and the root: "shallow" (a shallow clone's boundary), "missing" (a commit that is
+    not here), else ""."""
+    shallow: set[str] = set()
+    try:
+        with open(os.path.join(repo.path, "shallow"), encoding="utf-8") as handle:
+            shallow = {line.strip() for line in handle}
+    except OSError:
+        pass  # a complete clone has no shallow file
+    chain: list[str] = []
+    current = tip
+    while len(chain) < limit:
+        commit = lookup(repo, current)
+        if not isinstance(commit, pygit2.Commit):
+            return chain, "missing"
+        chain.append(current)
+        if current in shallow or (not commit.parent_ids and _has_parents(repo, commit)):
+            return chain, "shallow" if len(chain) < limit else ""
+        if not commit.parent_ids:
+            break
+        current = str(commit.parent_ids[0])
+    return chain, ""
+
+
+def _has_parents(repo: pygit2.Repository, commit: pygit2.Commit) -> bool:
+    """Whether the commit object itself names parents, whatever shallow grafts say (libgit2 keeps
+    the grafts it read when the repository was opened, even after a fetch deepened it)."""
+    try:
+        header = repo.odb.read(commit.id)[1].partition(b"\n\n")[0]
+    except GitErrors:
+        return False
+    return b"\nparent " in header
+
+
+def branch_tip(repo: pygit2.Repository, name: str) -> tuple[str, str] | None:
+    """(the ref `name` resolves to, symbolic refs followed, and its commit); None when there is no
+    such ref or it names no commit."""
+    try:
+        reference = repo.references.get(name)
+        if reference is None:
+            return None
+        resolved = reference.resolve()
+        return resolved.name, str(resolved.peel(pygit2.Commit).id)
+    except (*GitErrors, pygit2.InvalidSpecError):
+        return None
+
+
+def tagged_commits(repo: pygit2.Repository) -> set[str]:
+    """The commits this clone's tags point at, annotated tags peeled (a tag of a tree or blob is skipped)."""
+    found: set[str] = set()
+    for name in repo.references:
+        if name.startswith("refs/tags/"):
+            try:
+                found.add(str(repo.references[name].peel(pygit2.Commit).id))
+            except (*GitErrors, pygit2.InvalidSpecError):
+                continue
+    return found
+
+
+def set_local_config(repo: pygit2.Repository, name: str, value: str) -> None:
+    """Set a setting in this repository's own config file (not the user's or the system's)."""
+    done = run_git(git_dir(repo), "config", "--local", name, value)
+    if done.returncode != 0:
+        raise GitFailedError(f"cannot set {name} in the config of {git_dir(repo)}: {first_line(done)}.")
 
 
 # -- what changed between two trees, or a tree and the working tree -------------------------------

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 import pygit2
 
 from kivgraph.errors import GitFailedError, NotesError
-from kivgraph.store.git import GitErrors, compare_and_swap, lookup, prefetch, read_blob, stale_lock
+from kivgraph.store.git import (
+    GitErrors,
+    compare_and_swap,
+    has_object,
+    lookup,
+    promisor_remote,
+    read_blob,
+    stale_lock,
+    write_tree_missing_ok,
+)
 
 NOTES_REF = "refs/notes/kivgraph"
 FANOUT_THRESHOLD = 256
@@ -154,11 +163,13 @@ class NotesStore:
         return str(self.repo.create_commit(None, signature, signature, message, tree, oids))
 
     def _build_tree(self, notes: dict[str, str]) -> pygit2.Oid:
-        prefetch(self.repo, notes.values())  # a partial clone fetched the notes tree without its blobs
-        index = pygit2.Index()
         fanout = len(notes) > FANOUT_THRESHOLD
-        for commit, blob in notes.items():
-            path = f"{commit[:2]}/{commit[2:]}" if fanout else commit
+        paths = {(f"{commit[:2]}/{commit[2:]}" if fanout else commit): blob for commit, blob in notes.items()}
+        if promisor_remote(self.repo) and not all(has_object(self.repo, blob) for blob in notes.values()):
+            # A partial clone fetched the notes tree without its blobs: name them, fetch none.
+            return pygit2.Oid(hex=write_tree_missing_ok(self.repo, paths))
+        index = pygit2.Index()
+        for path, blob in paths.items():
             index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB))
         return index.write_tree(self.repo)
 

@@ -1,19 +1,22 @@
 """Git over the network: moving the notes ref between clones (fetch → merge per commit → push,
-retried) and reading another repository's notes without cloning it (ls-remote + a notes fetch).
+retried), fetching only the notes a pull request reads (the tip without history, one blob or two),
+and reading another repository's notes without cloning it (ls-remote + a notes fetch).
 
-Never force-pushes, never uses `git notes merge` (its text strategies corrupt binary notes), and
-moves our notes ref only by compare-and-swap, so a failed fetch or push loses nothing local.
+Never force-pushes without a lease (only a prune rewrites the remote's ref, and only while it is
+still what was merged), never uses `git notes merge` (its text strategies corrupt binary notes),
+and moves our notes ref only by compare-and-swap, so a failed fetch or push loses nothing local.
 """
 
 import hashlib
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
 
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, NotesError
+from kivgraph.errors import GenerationNotFoundError, GitFailedError, InvalidArgumentError, NotesError
 from kivgraph.store import MergeReport, merge_notes, note_location
 from kivgraph.store.git import (
     first_line,
@@ -22,18 +25,23 @@ from kivgraph.store.git import (
     lookup,
     noted_ancestors,
     open_repository,
+    prefetch,
+    remote_url,
     run_git,
+    set_local_config,
 )
 from kivgraph.store.notes import NOTES_REF, NotesStore
 
 BACKOFF_BASE = 0.05
 BACKOFF_CAP = 2.0
 """A rejected push waits up to BACKOFF_BASE · 2^(attempt-1) seconds (capped), jittered, before retrying."""
-RETRYABLE = ("fetch first", "non-fast-forward", "failed to update ref", "cannot lock ref", "failed to lock")
+RETRYABLE = ("fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref",
+             "failed to lock")  # fmt: skip
 """Push rejections that mean "the remote moved under you": fetch, merge and push again.
 
-The first two come from our side's fast-forward check; the others from the remote's own
-compare-and-swap when another push landed between its ref advertisement and its update."""
+The first two come from our side's fast-forward check, "stale info" from a lease (a prune's
+forced push) that no longer holds; the others from the remote's own compare-and-swap when another
+push landed between its ref advertisement and its update."""
 HISTORY_DEPTH = 200
 """Commits of a remote branch fetched (only when its head has no note) to find the nearest indexed one."""
 _ADVICE = "check the remote with `git remote -v` and your access to it; nothing local was changed."
@@ -76,6 +84,95 @@ def fetch_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF) ->
     return SyncResult(remote, fetched, merged)
 
 
+@dataclass(frozen=True, slots=True)
+class NarrowFetch:
+    """What the pull-request side fetched of a remote's notes (`fetch_notes_for`)."""
+
+    remote: str
+    fetched: int
+    """Notes on the remote's ref (0: it has none)."""
+    partial: bool
+    """True when the server left the blobs out and only those of `read` came; False when it does
+    not filter, and every note blob of the ref's tip came."""
+    read: tuple[str, ...] = ()
+    """The indexed commits whose note blob was brought: each asked commit's, else its nearest indexed ancestor's."""
+    merged: MergeReport = field(default_factory=MergeReport)
+    line: str = ""
+    """One line saying what came (and, when the server does not filter, that the whole ref did)."""
+
+
+def fetch_notes_for(repo_path: str, remote: str, commits: Sequence[str], ref: str = NOTES_REF) -> NarrowFetch:
+    """Fetch only what reading `commits`' generations needs, then merge it into `ref` as
+    `fetch_notes` does: the remote's notes commit without its history (`--depth=1`) and its trees
+    without blobs (`--filter=blob:none`), then, in one batch, the note blob of each commit or of its
+    nearest indexed ancestor. Bytes moved follow the notes on the tip, never the history's length.
+
+    A server that does not filter (`uploadpack.allowFilter` unset) sends every blob of the tip:
+    still no history, and `line` says so. The partial fetch goes through a remote of its own,
+    `kivgraph-REMOTE` (same URL, skipped by `git fetch --all`), which git records as the promisor
+    of the missing blobs — any other note is fetched from it when read — so REMOTE's settings, and
+    the checkout's later fetches from it, stay as they were.
+    """
+    repo = open_repository(repo_path)
+    NotesStore(repo, ref).tip()  # refuse a corrupt local ref before touching the network
+    tracking = tracking_ref(remote, ref)
+    url = remote_url(repo, remote)
+    if not url:
+        raise NotesError(f"{remote!r} is not a configured remote (see `git remote -v`); {_ADVICE}")
+    promisor = promisor_for(repo, remote, url)
+    args = ["fetch", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none", promisor,
+            f"+{ref}:{tracking}"]  # fmt: skip
+    done = run_git(git_dir(repo), *args)
+    if done.returncode != 0 and "support shallow" in done.stderr:  # a dumb server: the tip with its history
+        done = run_git(git_dir(repo), *(a for a in args if a != "--depth=1"))
+    if done.returncode != 0:
+        if "couldn't find remote ref" in done.stderr:
+            return NarrowFetch(remote, 0, False, line=f"{remote} has no {ref} yet")
+        raise NotesError(f"cannot fetch {ref} from remote {remote!r}: {first_line(done)}; {_ADVICE}")
+    partial = "filtering not recognized" not in done.stderr
+    repo = open_repository(repo_path)  # again: the fetch may have made it shallow, and a partial clone
+    fetched = sum(1 for _ in NotesStore(repo, tracking).entries())
+    merged = merge_notes(repo, tracking, ref)
+    read = _read_for(repo, ref, commits)
+    head = f"fetched {ref} from {remote}: {fetched} indexed commit(s)"
+    if not partial:
+        line = (f"{head}; {remote} does not serve partial fetches (uploadpack.allowFilter), so every note blob of "
+                "the ref came, without its history")  # fmt: skip
+    elif read:
+        line = f"{head}; the ref without its history or blobs, then the note of {', '.join(c[:12] for c in read)}"
+    else:
+        line = f"{head}; the ref without its history or blobs (no note on the asked commits or their ancestors)"
+    return NarrowFetch(remote, fetched, partial, tuple(read), merged, line)
+
+
+def promisor_for(repo: pygit2.Repository, remote: str, url: str) -> str:
+    """The remote `kivgraph-REMOTE` with REMOTE's URL, made once: a filtered fetch makes the remote it
+    names a promisor whose later fetches are filtered too, and that must not be the user's own."""
+    name = f"kivgraph-{remote}"
+    if remote_url(repo, name) != url:
+        set_local_config(repo, f"remote.{name}.url", url)
+        set_local_config(repo, f"remote.{name}.skipFetchAll", "true")
+    return name
+
+
+def _read_for(repo: pygit2.Repository, ref: str, commits: Sequence[str]) -> list[str]:
+    """Bring, in one fetch, the note blob of each commit or of its nearest indexed ancestor."""
+    notes = {note.commit: note.blob for note in NotesStore(repo, ref).entries()}
+    chosen: list[str] = []
+    try:
+        for commit in commits:
+            found = lookup(repo, commit)
+            if not notes or not isinstance(found, pygit2.Commit):
+                continue
+            nearest = next(noted_ancestors(repo, found, set(notes)), None)
+            if nearest is not None and nearest[0] not in chosen:
+                chosen.append(nearest[0])
+        prefetch(repo, [notes[commit] for commit in chosen])
+    except GitFailedError as err:
+        raise NotesError(f"the notes of {ref} that this pull request reads could not be fetched: {err}") from err
+    return chosen
+
+
 def push_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF, attempts: int = 10) -> SyncResult:
     """Push `ref` to the same ref on the remote; when the remote moved, fetch + merge + push again.
 
@@ -94,7 +191,7 @@ def push_notes(repo_path: str, remote: str = "origin", ref: str = NOTES_REF, att
     fetched, merged = 0, MergeReport()
     reason = ""
     for attempt in range(1, attempts + 1):
-        outcome, reason = _push(repo, remote, ref)
+        outcome, reason = push_ref(repo, remote, ref)
         if outcome != "rejected":
             return SyncResult(remote, fetched, merged, pushed=outcome == "pushed", attempts=attempt)
         if attempt == attempts:
@@ -130,15 +227,20 @@ def _fetch_and_merge(repo: pygit2.Repository, remote: str, ref: str) -> tuple[in
     return fetched, merge_notes(repo, tracking, ref)
 
 
-def _push(repo: pygit2.Repository, remote: str, ref: str) -> tuple[str, str]:
-    """("pushed" | "up to date" | "rejected", git's summary); any other failure raises NotesError."""
-    done = run_git(git_dir(repo), "push", "--porcelain", remote, f"{ref}:{ref}")
+def push_ref(repo: pygit2.Repository, remote: str, ref: str, lease: str | None = None) -> tuple[str, str]:
+    """("pushed" | "up to date" | "rejected", git's summary); any other failure raises NotesError.
+
+    Without `lease`, a plain push (the remote fast-forwards). With one — the remote tip we merged,
+    "" for none — a forced push that lands only while the remote's ref is still exactly that: a
+    compare-and-swap on the remote, so nothing pushed after our fetch is overwritten unseen."""
+    forced = () if lease is None else (f"--force-with-lease={ref}:{lease}",)
+    done = run_git(git_dir(repo), "push", "--porcelain", *forced, remote, f"{ref}:{ref}")
     for line in done.stdout.splitlines():
         fields = line.split("\t")
         if len(fields) < 3 or fields[1] != f"{ref}:{ref}":
             continue
         flag, summary = fields[0], fields[2]
-        if flag in (" ", "*"):
+        if flag in (" ", "*", "+"):
             return "pushed", summary
         if flag == "=":
             return "up to date", summary
