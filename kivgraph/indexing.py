@@ -9,7 +9,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -213,10 +213,21 @@ def index_snapshot(
     `jobs` processes parse in parallel (default: one per core, once the sources are large enough
     for a pool to pay for itself); resolution then runs in this process over all files at once.
     """
-    wanted = [
-        (f, lang) for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)
+    named = [f for f in snap.files if _utf8_path(f.path)]
+    wanted = [(f, lang) for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)]
+    unnamed = [
+        InvisibleScope(
+            "PATH_NOT_UTF8",
+            lang,
+            shown,
+            shown,
+            "a file name that is not UTF-8 cannot be stored or answered about; its uses are not seen: rename it",
+        )  # fmt: skip
+        for f in snap.files
+        if not _utf8_path(f.path) and (lang := language_of(f.path)) and (languages is None or lang in languages)
+        for shown in [f.path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")]
     ]
-    by_path = {f.path: f for f in snap.files}
+    by_path = {f.path: f for f in named}
 
     def read(p: str) -> bytes | None:
         f = by_path.get(p)
@@ -227,7 +238,7 @@ def index_snapshot(
     layout = RepoLayout(by_path, read)
     analysis: Analysis | None = None
     if run_analyzers:
-        tree = [(f.path, f.read) for f in snap.files if not f.symlink and f.size <= MAX_FILE_BYTES]
+        tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
         analysis = Analysis(
             tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12], snap.worktree_matches
         )
@@ -236,7 +247,18 @@ def index_snapshot(
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
+    if unnamed:
+        generation = replace(generation, invisible_scopes=generation.invisible_scopes + tuple(unnamed))
     return generation
+
+
+def _utf8_path(path: str) -> bool:
+    """Whether git's bytes for the path were UTF-8 (they are decoded with surrogateescape)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _index_parsed(

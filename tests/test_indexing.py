@@ -6,6 +6,7 @@ from kivgraph import indexing
 from kivgraph.errors import EmptyRepositoryError, NotARepositoryError, UnknownRevisionError
 from kivgraph.indexing import index_repository
 from kivgraph.model import FileStatus, Language, SymbolKind
+from kivgraph.store import codec
 
 APP = {
     "app/__init__.py": "",
@@ -109,6 +110,18 @@ def test_symlinks_are_recorded_and_never_followed(make_repo, tmp_path):
         generation = index_repository(str(repo.path), worktree=worktree)
         assert {f.path: f.status for f in generation.files}["link.py"] is FileStatus.SKIPPED_SYMLINK
         assert "secret" not in {s.qualified_name for s in generation.symbols}
+
+
+def test_a_file_name_that_is_not_utf8_is_an_invisible_scope_not_a_crash(make_repo):
+    repo = make_repo({"ok.py": "def fine():\n    pass\n"})
+    (repo.path / b"bad\xff\xfe.py".decode("utf-8", "surrogateescape")).write_text("def hidden():\n    pass\n")
+    repo.commit(message="a name git stores as bytes")
+    for worktree in (False, True):
+        generation = index_repository(str(repo.path), worktree=worktree)
+        assert [f.path for f in generation.files] == ["ok.py"]
+        [scope] = generation.invisible_scopes
+        assert (scope.reason, scope.language, scope.path) == ("PATH_NOT_UTF8", Language.PYTHON, "bad\\xff\\xfe.py")
+        assert codec.decode(codec.encode(generation)).invisible_scopes == (scope,)  # storable as it is
 
 
 def test_files_of_unknown_languages_are_ignored_and_languages_can_be_chosen(make_repo):

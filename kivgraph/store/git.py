@@ -419,10 +419,14 @@ def worktree_listing(repo: pygit2.Repository) -> WorktreeListing:
 
 
 def _ls_files(root: str, *args: str) -> list[str]:
-    done = run_git(root, "--no-optional-locks", "ls-files", "-z", *args)
+    """Paths as the file system names them: bytes that are not UTF-8 kept by surrogateescape (as
+    the tree's own entries are), so such a file is found and reported, never silently replaced."""
+    done = _run(root, ("--no-optional-locks", "ls-files", "-z", *args), GIT_TIMEOUT, None)
     if done.returncode != 0:
-        raise GitFailedError(f"git cannot list the working tree at {root}: {first_line(done)}.")
-    return [record for record in done.stdout.split("\0") if record]
+        stderr = done.stderr.decode("utf-8", errors="replace")
+        said = subprocess.CompletedProcess(done.args, done.returncode, "", stderr)
+        raise GitFailedError(f"git cannot list the working tree at {root}: {first_line(said)}.")
+    return [record for record in done.stdout.decode("utf-8", "surrogateescape").split("\0") if record]
 
 
 def clean_at(repo: pygit2.Repository, commit: pygit2.Oid) -> bool:
