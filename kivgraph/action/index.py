@@ -1,0 +1,446 @@
+"""The index Action's steps (index/action.yml). `languages`: which toolchains the repository's
+analyzers need, and the analyzers' cache key and path. `index`: install the analyzers, index the
+pushed commit (and, within `backfill`, the first-parent commits a burst of pushes left without a
+note), push the notes, prune old ones, and write the job summary.
+
+Glue only: the analyzers, indexing and pruning are the CLI's (`kivgraph analyzers …`, `kivgraph
+index`, `kivgraph notes prune`, run as subprocesses of this interpreter), the push is the notes
+sync's. Nothing here decides what a generation holds.
+"""
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import pygit2
+
+from kivgraph.action.runner import REMOTE, Runner
+from kivgraph.errors import InvalidArgumentError, KivgraphError, NotesError
+from kivgraph.impact.analysis import syntax_only
+from kivgraph.indexing import languages_at
+from kivgraph.model import EXACT_CONFIDENCES, Language
+from kivgraph.scip.analyzers import analyzer_for
+from kivgraph.store import NOTES_REF
+from kivgraph.store.git import first_line, git_dir, lookup, open_repository, resolve_commit, run_git
+from kivgraph.store.notes import NotesStore
+from kivgraph.store.prune import DEFAULT_KEEP
+from kivgraph.store.sync import fetch_notes, push_notes
+
+TOOLCHAINS = {"scip-typescript": "node", "scip-python": "node", "scip-go": "go", "rust-analyzer": "rust"}
+"""What each analyzer needs on the runner to be installed and to run: the npm packages Node,
+scip-go Go, rust-analyzer a Rust toolchain (rustup, cargo)."""
+DEFAULT_BACKFILL = 5
+MAX_BACKFILL = 50
+"""Notes kept by `kivgraph notes prune` (first-parent commits of the default branch); 0 never prunes."""
+INSTALL = ("analyzers", "install", ".", "--languages", "auto")
+CACHE_KEY = ("analyzers", "cache-key", "--json")
+
+
+# -- running the CLI ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """One `kivgraph …` run: its exit status, its stdout, and why it failed (its `Error: …` line)."""
+
+    command: str
+    returncode: int
+    stdout: str = ""
+    problem: str = ""
+
+
+Kivgraph = Callable[[Runner, Sequence[str], str, Mapping[str, str]], Ran]
+"""Runs `kivgraph ARGS` in a directory with an environment (the step's; tests pass a stand-in)."""
+
+
+def run_kivgraph(runner: Runner, args: Sequence[str], cwd: str, env: Mapping[str, str]) -> Ran:
+    """`kivgraph ARGS` with this interpreter (the Action's own venv): stderr (progress, errors) is
+    copied to the log (`Runner.say`) as it comes, stdout (a command's result, JSON with --json) is
+    returned."""
+    command = "kivgraph " + " ".join(args)
+    runner.say(f"$ {command}")
+    lines: list[str] = []
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "kivgraph", *args], cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.PIPE,
+                text=True, encoding="utf-8", errors="replace",
+            )  # fmt: skip
+        except OSError as err:
+            return Ran(command, 127, "", f"cannot run {sys.executable} ({err.strerror})")
+        with process:
+            assert process.stderr is not None
+            for line in process.stderr:
+                runner.say(line)  # through the log's one door: an analyzer may quote a hostile file name
+                lines.append(line.strip())
+        returncode = process.returncode
+        out.seek(0)
+        stdout = out.read()
+    errors = [line for line in lines if line.startswith("Error:")]
+    problem = (errors or [line for line in lines if line] or [f"exit status {returncode}"])[-1]
+    return Ran(command, returncode, stdout, problem.removeprefix("Error:").strip().rstrip("."))
+
+
+# -- languages -----------------------------------------------------------------------------------
+
+
+def pushed_commit(runner: Runner, path: str) -> pygit2.Commit:
+    """The commit the workflow runs for (GITHUB_SHA; HEAD outside a runner)."""
+    repo = open_repository(path)
+    return resolve_commit(repo, runner.environ.get("GITHUB_SHA", "") or "HEAD")
+
+
+def toolchains(languages: frozenset[Language]) -> dict[str, list[str]]:
+    """toolchain → the analyzers that need it, for these languages (Dart has none: syntax only)."""
+    needs: dict[str, list[str]] = {}
+    for language in sorted(languages):
+        spec = analyzer_for(language)
+        if spec is not None and spec.name not in needs.get(TOOLCHAINS[spec.name], []):
+            needs.setdefault(TOOLCHAINS[spec.name], []).append(spec.name)
+    return needs
+
+
+def languages_step(runner: Runner, kivgraph: Kivgraph = run_kivgraph) -> int:
+    """Outputs `languages`, `node`, `go`, `rust` (true when an analyzer of a present language needs
+    it) and, when the analyzers are installed here, `cache-key` and `cache-path` for actions/cache."""
+    path = runner.input("path", ".")
+    install = runner.input_bool("install-analyzers", True)
+    commit = pushed_commit(runner, path)
+    found = languages_at(path, str(commit.id))
+    needs = toolchains(found)
+    names = sorted(language.value for language in found)
+    runner.say(f"languages at {str(commit.id)[:12]}: {', '.join(names) or 'none kivgraph indexes'}")
+    for toolchain, analyzers in needs.items():
+        runner.say(f"  {toolchain} is set up for {', '.join(analyzers)}")
+    runner.set_output("languages", ",".join(names))
+    for toolchain in ("node", "go", "rust"):
+        runner.set_output(toolchain, "true" if toolchain in needs else "false")
+    if install:
+        key, where = cache_key(runner, kivgraph, path)
+        if key:
+            runner.set_output("cache-key", key)
+            runner.set_output("cache-path", where)
+    return 0
+
+
+def cache_key(runner: Runner, kivgraph: Kivgraph, path: str) -> tuple[str, str]:
+    """(key, path) from `kivgraph analyzers cache-key --json`; ("", "") with a warning when it cannot
+    say, and the analyzers are then installed without a cache."""
+    ran = kivgraph(runner, CACHE_KEY, path, runner.environ)
+    answer: Any = None
+    if ran.returncode == 0:
+        try:
+            answer = json.loads(ran.stdout)
+        except ValueError:
+            answer = None
+    found = cast(dict[str, Any], answer) if isinstance(answer, dict) else {}
+    key, where = found.get("key"), found.get("path")
+    if isinstance(key, str) and key and isinstance(where, str) and where:
+        runner.say(f"analyzers cache: {key} at {where}")
+        return key, where
+    why = ran.problem if ran.returncode else 'it did not print {"key": …, "path": …}'
+    runner.warning(f"`{ran.command}` gave no cache key ({why}); the analyzers are installed without a cache.")
+    return "", ""
+
+
+# -- index ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Stages:
+    """Seconds per stage of the index step, in the order they ran."""
+
+    seconds: dict[str, float] = field(default_factory=dict[str, float])
+
+    @contextmanager
+    def timed(self, name: str) -> Generator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - started
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """One commit indexed: why (pushed or backfill) and the CLI's JSON summary of its generation."""
+
+    commit: str
+    role: str
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Backfill:
+    """The first-parent commits to index after the pushed one, nearest first, and where the walk stopped."""
+
+    commits: tuple[str, ...]
+    stopped: str
+    """"indexed" (at the last indexed commit), "bound" (backfill reached), "history" (root or shallow end)."""
+    last_indexed: str = ""
+
+
+def backfill_plan(repo: pygit2.Repository, pushed: pygit2.Commit, noted: set[str], bound: int) -> Backfill:
+    """Walk first parents from the pushed commit back to the last one with a note: those between
+    (at most `bound`, nearest first) are the commits a burst of pushes left unindexed."""
+    commits: list[str] = []
+    current: object = pushed
+    while isinstance(current, pygit2.Commit) and current.parent_ids:
+        parent = str(current.parent_ids[0])
+        if parent in noted:
+            return Backfill(tuple(commits), "indexed", parent)
+        if len(commits) >= bound:
+            return Backfill(tuple(commits), "bound")
+        current = lookup(repo, parent)
+        if isinstance(current, pygit2.Commit):
+            commits.append(parent)
+    return Backfill(tuple(commits), "history")
+
+
+def index_step(runner: Runner, kivgraph: Kivgraph = run_kivgraph) -> int:
+    """Install, index, push, prune; the job summary says what was indexed, how exact, and how long each stage took."""
+    stages = Stages()
+    try:
+        return _index(runner, kivgraph, stages)
+    except KivgraphError as err:
+        runner.append_summary(f"### kivgraph index: not indexed\n\n{err}\n\n" + _stages_markdown(stages))
+        raise
+
+
+def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
+    path = runner.input("path", ".")
+    require = runner.input_bool("require-analyzers", True)
+    install = runner.input_bool("install-analyzers", True)
+    bound = runner.input_int("backfill", DEFAULT_BACKFILL, 0, MAX_BACKFILL)
+    keep = runner.input_int("keep-notes", DEFAULT_KEEP, 0)
+    if 0 < keep <= bound:
+        raise InvalidArgumentError(f"keep-notes ({keep}) must be more than backfill ({bound}), or 0 to never prune: "
+                                   "a prune would drop the notes just backfilled.")  # fmt: skip
+    env = dict(runner.environ)
+    if not require:  # the input decides, not a KIVGRAPH_REQUIRE_ANALYZERS the job may set for its tests
+        env.pop("KIVGRAPH_REQUIRE_ANALYZERS", None)
+    pushed = pushed_commit(runner, path)
+    if install:
+        with stages.timed("install analyzers"), runner.group("Install the analyzers"):
+            ran = kivgraph(runner, INSTALL, path, env)
+            _echo(runner, ran)
+        if ran.returncode != 0:
+            raise KivgraphError(
+                f"`{ran.command}` failed: {ran.problem}. Without the analyzers the index is not exact; set "
+                "install-analyzers: false to use the ones already on the runner."
+            )
+    noted: set[str] | None = None
+    if bound:
+        with stages.timed("fetch notes"):
+            noted = _noted(runner, path)
+    indexed: list[Indexed] = []
+    with stages.timed("index"), runner.group(f"Index {str(pushed.id)[:12]}"):
+        indexed.append(_index_commit(runner, kivgraph, path, env, str(pushed.id), "pushed", require))
+    with stages.timed("push notes"):
+        _push(runner, path)
+    plan = Backfill((), "off")
+    if noted is not None:
+        plan = _backfill(runner, path, pushed, noted, bound)
+        for commit in plan.commits:
+            with stages.timed("index"), runner.group(f"Backfill {commit[:12]}"):
+                try:
+                    indexed.append(_index_commit(runner, kivgraph, path, env, commit, "backfill", require))
+                except KivgraphError as err:  # an older commit that cannot be indexed does not undo the pushed one
+                    runner.warning(f"the backfill commit {commit[:12]} was not indexed: {err}")
+        if len(indexed) > 1:
+            with stages.timed("push notes"):
+                _push(runner, path)
+    pruned = ""
+    if keep:
+        with stages.timed(f"prune (keep {keep})"), runner.group("Prune old notes"):
+            ran = kivgraph(runner, ("notes", "prune", REMOTE, "--keep", str(keep)), path, env)
+            _echo(runner, ran)
+        pruned = "" if ran.returncode == 0 else ran.problem
+        if pruned:
+            runner.warning(f"`{ran.command}` failed: {pruned}. The notes are pushed; old ones stay until a later "
+                           "run prunes them.")  # fmt: skip
+    runner.append_summary(index_summary(indexed, plan, bound, stages, keep, pruned))
+    first = indexed[0].summary
+    runner.set_output("commit", str(pushed.id))
+    runner.set_output("indexed", " ".join(i.commit for i in indexed))
+    runner.set_output("exact-share", f"{exact_share(first):.3f}")
+    runner.set_output("syntax-only", ",".join(lang for lang, _ in _syntax_only(first)))
+    return 0
+
+
+def _echo(runner: Runner, ran: Ran) -> None:
+    """A command's own result lines (not JSON), into the log."""
+    if ran.stdout.strip():
+        runner.say(ran.stdout.rstrip("\n"))
+
+
+def _noted(runner: Runner, path: str) -> set[str] | None:
+    """The commits with a note, once origin's notes are merged in; None when they cannot be fetched
+    (then nothing is backfilled: what is indexed cannot be told)."""
+    try:
+        fetch_notes(path, REMOTE, NOTES_REF)
+    except NotesError as err:
+        runner.warning(f"{NOTES_REF} was not fetched from {REMOTE}, so no earlier commit is backfilled: {err}")
+        return None
+    return {note.commit for note in NotesStore(open_repository(path), NOTES_REF).entries()}
+
+
+def _backfill(runner: Runner, path: str, pushed: pygit2.Commit, noted: set[str], bound: int) -> Backfill:
+    repo = open_repository(path)
+    plan = backfill_plan(repo, pushed, noted, bound)
+    if plan.stopped == "history" and repo.is_shallow:
+        # actions/checkout fetches one commit: bring the first `bound` parents and the parent of the
+        # last (whether it has a note tells "back to the last indexed one" from "stopped by the bound").
+        done = run_git(git_dir(repo), "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+                       f"--depth={bound + 2}", REMOTE, str(pushed.id))  # fmt: skip
+        if done.returncode != 0:
+            runner.warning(f"could not fetch the history before {str(pushed.id)[:12]} from {REMOTE} "
+                           f"({first_line(done)}); earlier commits are not backfilled.")  # fmt: skip
+            return plan
+        repo = open_repository(path)  # reopened: libgit2 reads the shallow boundary once
+        plan = backfill_plan(repo, resolve_commit(repo, str(pushed.id)), noted, bound)
+    if plan.commits:
+        runner.say(f"backfill: {len(plan.commits)} first-parent commit(s) before {str(pushed.id)[:12]} have no note")
+    return plan
+
+
+def _index_commit(runner: Runner, kivgraph: Kivgraph, path: str, env: Mapping[str, str], commit: str, role: str,
+                  require: bool) -> Indexed:  # fmt: skip
+    args = ["index", ".", "--commit", commit, "--json", *(["--require-analyzers"] if require else [])]
+    ran = kivgraph(runner, args, path, env)
+    summary: Any = None
+    if ran.returncode == 0:
+        try:
+            summary = json.loads(ran.stdout)
+        except ValueError:
+            summary = None
+    if isinstance(summary, dict):
+        found = cast(dict[str, Any], summary)
+        runner.say(f"indexed {commit[:12]} ({role}): {_counts_line(found)}")
+        return Indexed(commit, role, found)
+    problem = ran.problem if ran.returncode else "it printed no JSON summary"
+    raise KivgraphError(f"`{ran.command}` failed: {problem}.")
+
+
+def _push(runner: Runner, path: str) -> None:
+    result = push_notes(path, REMOTE, NOTES_REF)
+    merged = sum(result.merged.counts().values())
+    runner.say(
+        f"pushed {NOTES_REF} to {REMOTE}" + (f" after {result.attempts} attempts" if result.attempts > 1 else "")
+        + (f", merging {merged} note(s) pushed meanwhile" if merged else "")
+        if result.pushed else f"{REMOTE} already has every note"
+    )  # fmt: skip
+
+
+# -- the job summary -----------------------------------------------------------------------------
+
+
+def exact_share(summary: Mapping[str, Any]) -> float:
+    """Edges whose confidence is exact (type-checked, mapped or structurally certain) over all edges."""
+    confidence = cast(dict[str, int], summary.get("confidence") or {})
+    edges = sum(confidence.values())
+    return sum(n for name, n in confidence.items() if name in EXACT_CONFIDENCES) / edges if edges else 0.0
+
+
+def _syntax_only(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return syntax_only(cast(dict[str, Any], summary.get("languages") or {}),
+                       cast(dict[str, Any], summary.get("analyzers") or {}))  # fmt: skip
+
+
+def _counts_line(summary: Mapping[str, Any]) -> str:
+    c = cast(dict[str, int], summary.get("counts") or {})
+    return (f"{c.get('files', 0):,} files, {c.get('symbols', 0):,} symbols, {c.get('edges', 0):,} edges "
+            f"({exact_share(summary):.0%} exact)")  # fmt: skip
+
+
+def index_summary(indexed: Sequence[Indexed], plan: Backfill, bound: int, stages: Stages, keep: int,
+                  pruned: str) -> str:  # fmt: skip
+    """The job summary: per commit its counts and share of exact edges, which languages stayed
+    syntax-only, what the backfill did, and the seconds of each stage."""
+    pushed = indexed[0]
+    more = f" and {len(indexed) - 1} earlier commit{'s' if len(indexed) > 2 else ''}" if len(indexed) > 1 else ""
+    lines = [
+        f"### kivgraph index: `{pushed.commit[:12]}`{more} indexed, notes pushed",
+        "",
+        "| commit | | files | symbols | edges | exact edges | unresolved | invisible scopes | seconds |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for item in indexed:
+        c = cast(dict[str, int], item.summary.get("counts") or {})
+        seconds = item.summary.get("elapsed_seconds", 0.0)
+        lines.append(
+            f"| `{item.commit[:12]}` | {item.role} | {c.get('files', 0):,} | {c.get('symbols', 0):,} | "
+            f"{c.get('edges', 0):,} | {exact_share(item.summary):.0%} | {c.get('unresolved', 0):,} | "
+            f"{c.get('invisible_scopes', 0):,} | {float(seconds):.1f} |"
+        )
+    lines += ["", *_exactness_lines(pushed.summary), "", _backfill_line(plan, bound), ""]
+    lines += _stages_markdown(stages).splitlines()
+    if keep and not pruned:
+        lines += ["", f"Notes pruned to the last {keep} first-parent commits of the default branch."]
+    elif keep:
+        lines += ["", f"Notes were not pruned: {pruned}."]
+    return "\n".join(lines) + "\n"
+
+
+def _exactness_lines(summary: Mapping[str, Any]) -> list[str]:
+    analyzers = cast(dict[str, str], summary.get("analyzers") or {})
+    languages = sorted(cast(dict[str, Any], summary.get("languages") or {}))
+    ran = [f"{name} {analyzers[name]}" for name in sorted(analyzers) if name in TOOLCHAINS]
+    lines = [
+        f"**Type checkers that ran:** {', '.join(ran) or 'none'} · **languages:** {', '.join(languages) or 'none'}."
+    ]
+    missing = _syntax_only(summary)
+    if missing:
+        listed = ", ".join(f"{language} ({analyzer} did not run)" for language, analyzer in missing)
+        lines.append(
+            f"**Syntax-only:** {listed}: edges there are CANDIDATE guesses, and pull requests answered from this note "
+            "say so. Install the analyzer (install-analyzers: true) to make them exact."
+        )
+    without = [language for language in languages if _no_analyzer(language)]
+    if without:
+        lines.append(f"**No type checker exists here for** {', '.join(without)}: the syntax layer's edges only.")
+    invisible = cast(dict[str, int], summary.get("counts") or {}).get("invisible_scopes", 0)
+    lines.append(f"**Completeness:** {invisible:,} invisible scope{'' if invisible == 1 else 's'} "
+                 "(parts a type checker could not see; `kivgraph show` lists them)." if invisible else
+                 "**Completeness:** no invisible scope: every part of the tree was read.")  # fmt: skip
+    return lines
+
+
+def _no_analyzer(language: str) -> bool:
+    try:
+        return analyzer_for(Language(language)) is None
+    except ValueError:
+        return True
+
+
+def _backfill_line(plan: Backfill, bound: int) -> str:
+    count = len(plan.commits)
+    what = f"{count} first-parent commit{'' if count == 1 else 's'} before the pushed one"
+    if plan.stopped == "off":
+        return "**Backfill:** off (backfill: 0), or the notes could not be fetched: earlier commits were not looked at."
+    if plan.stopped == "indexed":
+        if not count:
+            return f"**Backfill:** nothing to do: the pushed commit's parent `{plan.last_indexed[:12]}` has a note."
+        return f"**Backfill:** {what}, back to `{plan.last_indexed[:12]}` (the last indexed one), had no note."
+    if plan.stopped == "bound":
+        return (
+            f"**Backfill:** {what} had no note; the bound (backfill: {bound}) stopped the walk, so older commits stay "
+            "without one (pull requests based there index their base or use the nearest indexed ancestor)."
+        )
+    if not count:
+        return "**Backfill:** nothing to do: the pushed commit has no earlier commit."
+    return f"**Backfill:** {what} had no note, back to the first commit."
+
+
+def _stages_markdown(stages: Stages) -> str:
+    if not stages.seconds:
+        return ""
+    rows = [f"| {name} | {seconds:.1f} |" for name, seconds in stages.seconds.items()]
+    total = sum(stages.seconds.values())
+    return "\n".join(["| stage | seconds |", "| --- | ---: |", *rows, f"| total | {total:.1f} |"]) + "\n"
