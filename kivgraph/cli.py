@@ -491,7 +491,7 @@ def diff_impact(
         report = json.dumps(to_json(impact), indent=2) + "\n"
     elif output_format == "markdown":
         prefix = link_base.rstrip("/") if link_base else None
-        report = to_markdown(impact, (lambda p, line: f"{prefix}/{p}#L{line}") if prefix else None)
+        report = to_markdown(impact, (lambda p, line, _commit: f"{prefix}/{p}#L{line}") if prefix else None)
     else:
         stream = sys.stdout if out is None else None
         color = stream is not None and use_color(stream)

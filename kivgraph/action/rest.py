@@ -1,7 +1,8 @@
 """The few GitHub REST calls the Action makes (issue comments, one pull request), over urllib.
 
-Owns requests, pagination (the `Link` header) and the translation of HTTP and network failures
-into ApiError. Knows nothing of the runner's environment. Never puts the token in a message.
+Owns requests, pagination (the `Link` header), redirects and the translation of HTTP and network
+failures into ApiError. Knows nothing of the runner's environment. Never puts the token in a
+message, and never sends it outside the API root: not to a pagination link, not to a redirect.
 """
 
 import json
@@ -11,7 +12,8 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from http.client import HTTPMessage
+from typing import IO, Any, cast
 
 from kivgraph import __version__
 from kivgraph.errors import KivgraphError
@@ -66,6 +68,34 @@ class Response:
     data: Any
 
 
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only within the API root, with the token; one anywhere else is an
+    ApiError (urllib itself would carry `Authorization` to any host). A 307 or 308 keeps its method
+    and body (RFC 9110), as GitHub's answer to a write on a renamed repository expects."""
+
+    def __init__(self, root: str) -> None:
+        super().__init__()
+        self.root = root
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage, newurl: str
+    ) -> urllib.request.Request | None:
+        if not within(newurl, self.root):
+            fp.close()
+            where = urllib.parse.urlsplit(newurl)
+            raise ApiError(req.get_method(), req.full_url, code,
+                           f"it redirects to {where.scheme}://{where.netloc}, outside {self.root}, where the token "
+                           "is not sent")  # fmt: skip
+        if code in (307, 308):
+            return urllib.request.Request(newurl, data=req.data, headers=dict(req.headers), method=req.get_method())
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def within(url: str, root: str) -> bool:
+    """Whether url is under the API root: the same scheme, host and port, and the root's path."""
+    return url.startswith(root + "/")
+
+
 class GitHub:
     """A token and an API root (`$GITHUB_API_URL`); every URL it follows stays under that root."""
 
@@ -73,10 +103,11 @@ class GitHub:
         self.api_url = api_url.rstrip("/")
         self._token = token
         self.timeout = timeout
+        self._opener = urllib.request.build_opener(_Redirects(self.api_url))
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Response:
         url = path if path.startswith(("http://", "https://")) else self.api_url + path
-        if not url.startswith(self.api_url + "/"):
+        if not within(url, self.api_url):
             # A pagination link elsewhere would take the token with it.
             raise ApiError(method, url, 0, f"refusing to send the token outside {self.api_url}")
         data = json.dumps(body).encode("utf-8") if body is not None else None
@@ -88,7 +119,7 @@ class GitHub:
             **({"Content-Type": "application/json"} if data is not None else {}),
         })  # fmt: skip
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+            with self._opener.open(request, timeout=self.timeout) as answer:
                 raw = answer.read()
                 return Response(answer.status, answer.headers.get("Link"), json.loads(raw) if raw.strip() else None)
         except urllib.error.HTTPError as err:
@@ -129,6 +160,10 @@ class GitHub:
 
     def pull_request(self, repository: str, number: int) -> dict[str, Any]:
         return _object(self.request("GET", f"/repos/{repository}/pulls/{number}"))
+
+    def user(self) -> dict[str, Any]:
+        """The token's own account; 403 for the GITHUB_TOKEN of Actions and other app installation tokens."""
+        return _object(self.request("GET", "/user"))
 
 
 def _object(response: Response) -> dict[str, Any]:

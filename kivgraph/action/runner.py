@@ -1,22 +1,31 @@
 """The GitHub Actions runner as the Action sees it: inputs (`INPUT_*`), the event payload file,
 step outputs (`$GITHUB_OUTPUT`), the step summary and workflow commands (`::error::`).
 
-No network and no analysis here; nothing is printed but through `Runner`.
+No network and no analysis here; nothing is printed but through `Runner.say`, which GitHub never
+executes, and the workflow commands the Runner writes itself.
 """
 
 import json
 import re
 import secrets
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
 from kivgraph.errors import InvalidArgumentError, KivgraphError
 
+EXIT_FAILED = 1
+"""A step that could not do its job (the reason as one `::error::` line)."""
+REMOTE = "origin"
+"""The remote actions/checkout configures, which notes are fetched from and pushed to."""
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 REPOSITORY_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 TRUE, FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 """The spellings GitHub's own toolkit accepts for a boolean input (core.getBooleanInput)."""
+WHOLE_NUMBER = re.compile(r"[0-9]+")
+"""ASCII digits only: int() also takes "٣", "1_000" and blanks around the digits."""
 
 
 def input_variable(name: str) -> str:
@@ -99,10 +108,7 @@ class Runner:
         value = self.input(name)
         if not value:
             return default
-        try:
-            number = int(value)
-        except ValueError:
-            number = None
+        number = int(value) if WHOLE_NUMBER.fullmatch(value) and len(value) <= 18 else None
         if number is None or number < lowest or (highest is not None and number > highest):
             bounds = f"between {lowest} and {highest}" if highest is not None else f"at least {lowest}"
             raise InvalidArgumentError(f"the input {name} must be a whole number {bounds}, not {value!r}.")
@@ -169,18 +175,44 @@ class Runner:
 
     # -- the log ----------------------------------------------------------------------------------
 
-    def say(self, line: str) -> None:
-        self.out.write(line if line.endswith("\n") else line + "\n")
-        self.out.flush()
+    def say(self, text: str) -> None:
+        """Write text to the log, where GitHub executes none of it. On a runner, text in which a
+        workflow command could hide (see `may_hold_command`: a file name, a message from git or the
+        API) is fenced by `::stop-commands::<random token>` … `::<token>::`, so it shows as written
+        and no line of it is read as a command."""
+        text = _printable(text, self.out)
+        if self.on_github and may_hold_command(text):
+            token = secrets.token_hex(16)
+            while token in text:  # 128 random bits the text cannot know; checking costs nothing
+                token = secrets.token_hex(16)
+            body = text.removesuffix("\n")
+            text = f"::stop-commands::{token}\n{body}\n::{token}::"
+        _write(self.out, text)
+
+    def _command(self, name: str, message: str) -> None:
+        """The one way a workflow command is written: a fixed name, the message escaped onto its line."""
+        _write(self.out, f"::{name}::{escape_data(_printable(message, self.out))}")
 
     def annotate(self, level: str, message: str) -> None:
         """`::error::…` (or warning, notice) on a runner, which GitHub shows on the run's page;
         `error: …` on stderr elsewhere."""
         if self.on_github:
-            self.say(f"::{level}::{escape_data(message)}")
+            self._command(level, message)
         else:
-            self.err.write(f"{level}: {message}\n")
-            self.err.flush()
+            _write(self.err, f"{level}: {_printable(message, self.err)}")
+
+    @contextmanager
+    def group(self, title: str) -> Generator[None]:
+        """A foldable group of log lines on a runner (`::group::`), a plain heading elsewhere."""
+        if self.on_github:
+            self._command("group", title)
+        else:
+            self.say(f"-- {title}")
+        try:
+            yield
+        finally:
+            if self.on_github:
+                self._command("endgroup", "")
 
     def error(self, message: str) -> None:
         self.annotate("error", message)
@@ -192,14 +224,42 @@ class Runner:
         self.annotate("notice", message)
 
 
+def may_hold_command(text: str) -> bool:
+    """Whether GitHub's runner could read a workflow command anywhere in text, erring towards yes.
+    The runner reads `::name params::data` on a line whose start, past blanks, is `::`, and the
+    older `##[name params]data` anywhere in a line, comparing strings in a way that may skip
+    invisible characters. So: `::` or `##[` anywhere, once invisible characters (control,
+    format and combining ones, line breaks included) are dropped and look-alikes (`：`) folded."""
+    if "::" in text or "##[" in text:
+        return True
+    folded = unicodedata.normalize("NFKC", text)
+    visible = "".join(ch for ch in folded if unicodedata.category(ch)[0] not in "CM")
+    return "::" in visible or "##[" in visible
+
+
 def escape_data(text: str) -> str:
     """A workflow command's message, escaped as GitHub's toolkit does."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def _printable(text: str, stream: TextIO) -> str:
+    """text as the stream can encode it: a lone surrogate (a file name that is not UTF-8) or a
+    character the stream's encoding lacks becomes a backslash escape instead of an exception."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _write(stream: TextIO, text: str) -> None:
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
+
+
 def _append(path: str, text: str, what: str) -> None:
     try:
-        with open(path, "a", encoding="utf-8") as handle:
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:  # a non-UTF-8 file name
             handle.write(text)
     except OSError as err:
         raise KivgraphError(f"cannot write {what} to {path}: {err.strerror}.") from err

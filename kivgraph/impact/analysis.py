@@ -4,6 +4,7 @@ comment and the Action share. The base graph comes from notes; only the changed 
 import os
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,12 +12,14 @@ import pygit2
 
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError, UnknownRevisionError
 from kivgraph.graph.answer import completeness
-from kivgraph.graph.index import REFERENCE_KINDS, Graph
+from kivgraph.graph.index import REFERENCE_KINDS, Graph, ints
 from kivgraph.graph.load import Found, LoadedRepository, freshness, loaded_from, nearest_generation
-from kivgraph.graph.queries import CONFORMANCE_CODE, EDGE_KINDS, visit_confidence, visit_kind, walk
+from kivgraph.graph.queries import CONFORMANCE_CODE, EDGE_KINDS, Visit, visit_confidence, visit_kind, walk
 from kivgraph.impact.diff import FileChange, Fingerprints, changed_files
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.scopes import FileScopes
+from kivgraph.model import EdgeKind, GenerationHeader, Language
+from kivgraph.scip.analyzers import analyzer_for
 from kivgraph.store import NOTES_REF, note_location, save_to_notes
 from kivgraph.store.codec import decode_columns
 from kivgraph.store.git import merge_base, open_repository, resolve_commit
@@ -25,6 +28,11 @@ DEFAULT_DEPTH = 3
 MAX_NODES = 5000
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "main", "origin/master", "master")
 ALL_REFERENCE_CODES = frozenset(EDGE_KINDS.index(k) for k in REFERENCE_KINDS) | {CONFORMANCE_CODE}
+IMPORT_CODES = frozenset(EDGE_KINDS.index(k) for k in (EdgeKind.IMPORTS_SYMBOL, EdgeKind.EXPORTS, EdgeKind.REEXPORTS))
+"""An import or an export names a declaration; it does not use it. Such edges are counted apart
+(imported by N files) and never walked: a module that imports a name is not affected by it, and
+neither is everything that imports that module."""
+USE_CODES = ALL_REFERENCE_CODES - IMPORT_CODES
 UNREAD = "REPOSITORY_UNAVAILABLE"
 """The invisible scope of a workspace repository that could not be read."""
 
@@ -57,6 +65,19 @@ class Affected:
     via_confidence: str
     reached_from: str
     via_interface: str = ""
+    revision: str = "base"
+    """Where file_path:start_line is: "head" (the declaration as the head has it) or "base" (as the
+    generation the graph was read from has it: the head no longer holds it there, or it is another
+    repository's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Importer:
+    """A file that imports (or re-exports) a changed symbol: tied to it by name, not by a use."""
+
+    repository: str
+    file_path: str
+    """As the base generation has it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +113,8 @@ class ChangedSymbol:
     signature_after: str = ""
     in_base_graph: bool = False
     affected: list[Affected] = field(default_factory=list[Affected])
+    """Declarations that use it, directly or through other uses: never through an import."""
+    imported_by: list[Importer] = field(default_factory=list[Importer])
     truncated: bool = False
     completeness: dict[str, Any] = field(default_factory=dict[str, Any])
 
@@ -134,6 +157,12 @@ class Impact:
         return sorted(seen.values(), key=lambda a: (a.depth, a.repository, a.file_path, a.start_line))
 
     @property
+    def imported_by(self) -> list[Importer]:
+        """Every file that imports a changed symbol, once."""
+        return sorted({i for symbol in self.changed for i in symbol.imported_by},
+                      key=lambda i: (i.repository != self.repository, i.repository, i.file_path))  # fmt: skip
+
+    @property
     def consumers(self) -> dict[str, list[Affected]]:
         """Affected symbols of other repositories, by repository."""
         found: dict[str, list[Affected]] = {}
@@ -158,6 +187,41 @@ def default_base(repo: pygit2.Repository, head: pygit2.Commit | None) -> tuple[p
     if not head.parents:
         raise InvalidArgumentError("the head commit has no parent and no default branch to compare with; pass --base.")
     return head.parents[0], "base: the head commit's parent"
+
+
+EXACTNESS_FIX = (
+    "index the base with analyzers: the kivgraph index Action (index/action.yml, docs/action.md), or "
+    "`kivgraph analyzers install . --languages auto` before `kivgraph index`"
+)
+
+
+def syntax_only(languages: Iterable[str], analyzers: Iterable[str]) -> list[tuple[str, str]]:
+    """(language, analyzer) for each language of a generation whose type checker exists but did not
+    run when it was indexed (a generation's header lists the analyzers that did): its edges there
+    are the syntax layer's CANDIDATE guesses. Dart has no analyzer here, so it is never listed."""
+    ran = set(analyzers)
+    found: list[tuple[str, str]] = []
+    for name in sorted(set(languages)):
+        try:
+            spec = analyzer_for(Language(name))
+        except ValueError:  # a language a newer writer added: nothing is known about its analyzer
+            continue
+        if spec is not None and spec.name not in ran:
+            found.append((name, spec.name))
+    return found
+
+
+def base_exactness(header: GenerationHeader) -> str:
+    """One line for the report's notes when the base generation is syntax-only for a language that
+    has a type checker, naming the fix; "" when every such language was type-checked."""
+    missing = syntax_only((lang.value for lang in header.languages), (name for name, _ in header.analyzers))
+    if not missing:
+        return ""
+    listed = ", ".join(f"{language} ({analyzer} did not run)" for language, analyzer in missing)
+    return (
+        f"base exactness: the base generation {header.commit[:12]} is syntax-only for {listed}, so uses there are "
+        f"CANDIDATE guesses and the counts may be off; {EXACTNESS_FIX}"
+    )
 
 
 def base_generation(
@@ -187,6 +251,9 @@ def base_generation(
             "--index-missing to index the base itself)"
         )
     notes.extend(f"a nearer note was passed over: {problem}" for problem in found.passed_over)
+    exactness = base_exactness(found.columns.header)
+    if exactness:
+        notes.append(exactness)
     return loaded_from(root, found, ref, freshness(repo, found.commit, 0)), found.commit
 
 
@@ -211,14 +278,47 @@ def declarations(path: str, source: bytes, fingerprints: Fingerprints) -> list[D
     return found
 
 
-def changed_symbols(changes: list[FileChange]) -> list[ChangedSymbol]:
+BaseKey = tuple[str, str, str, int]
+"""(path, qualified name, kind, start line) of a declaration in the base."""
+
+
+@dataclass(slots=True)
+class HeadLines:
+    """Where the head has a declaration the base graph places at path:line, so that a report names
+    each declaration by one place: the same outside the files the diff touched, the paired
+    declaration inside them, none (it stays where the base had it) once the head lost it."""
+
+    touched: set[str] = field(default_factory=set[str])
+    """Base paths the diff changed, renamed or deleted."""
+    paired: dict[BaseKey, Declared | None] = field(default_factory=dict[BaseKey, Declared | None])
+    drifted: set[str] | None = field(default_factory=set[str])
+    """Paths where the generation read differs from the base commit (a nearest ancestor's): their
+    lines are the generation's. None: not known, so every path may."""
+
+    def place(
+        self, path: str, qualified_name: str, kind: str, start_line: int, end_line: int
+    ) -> tuple[str, int, int] | None:
+        """(path, start, end) in the head, or None when the row must stay where the base graph has it."""
+        if self.drifted is None or path in self.drifted:
+            return None
+        if path not in self.touched:
+            return path, start_line, end_line
+        found = self.paired.get((path, qualified_name, kind, start_line))
+        return (found.path, found.start_line, found.end_line) if found is not None else None
+
+
+def changed_symbols(changes: list[FileChange], lines: HeadLines | None = None) -> list[ChangedSymbol]:
     """Classify every declaration of the changed files: edits that only touch comments or layout
-    are no change; a declaration that left one file for another with the same body moved."""
+    are no change; a declaration that left one file for another with the same body moved. `lines`
+    learns where each base declaration of those files is in the head."""
     fingerprints = Fingerprints()
     found: list[ChangedSymbol] = []
     gone: list[Declared] = []
     new: list[Declared] = []
+    lines = lines if lines is not None else HeadLines()
     for change in changes:
+        if change.old_path:
+            lines.touched.add(change.old_path)
         if change.binary:
             continue
         before = declarations(change.old_path, change.old_source(), fingerprints) if change.old_path else []
@@ -232,6 +332,7 @@ def changed_symbols(changes: list[FileChange]) -> list[ChangedSymbol]:
                 gone.append(old)
                 continue
             match = candidates.pop(0)
+            lines.paired[_key(old)] = match
             if old.tokens == match.tokens:
                 if change.old_path != change.new_path:
                     found.append(_changed("moved", old, match))
@@ -242,6 +343,7 @@ def changed_symbols(changes: list[FileChange]) -> list[ChangedSymbol]:
     for old in gone:
         match = next((n for n in new if (n.qualified_name, n.kind, n.tokens) == (old.qualified_name, old.kind,
                                                                               old.tokens)), None)  # fmt: skip
+        lines.paired[_key(old)] = match
         if match is not None:
             new.remove(match)
             found.append(_changed("moved", old, match))
@@ -250,6 +352,22 @@ def changed_symbols(changes: list[FileChange]) -> list[ChangedSymbol]:
     found.extend(_changed("added", None, n) for n in new)
     order = {"signature_changed": 0, "deleted": 1, "modified": 2, "moved": 3, "added": 4}
     return sorted(found, key=lambda c: (order[c.change], c.file_path, c.start_line))
+
+
+def _key(d: Declared) -> BaseKey:
+    return d.path, d.qualified_name, d.kind, d.start_line
+
+
+def _drifted(repo: pygit2.Repository, generation: str, base: pygit2.Commit) -> set[str] | None:
+    """Paths that differ between the generation's commit and the base ({} when they are one)."""
+    if generation == str(base.id):
+        return set()
+    try:
+        older = repo.revparse_single(generation).peel(pygit2.Commit)
+        diff = older.tree.diff_to_tree(base.tree)  # trees only: no blob is read
+        return {path for d in diff.deltas for path in (d.old_file.path, d.new_file.path) if path}
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
 
 
 def _changed(kind: str, old: Declared | None, new: Declared | None) -> ChangedSymbol:
@@ -286,8 +404,10 @@ def analyze(
     else:
         base = resolve_commit(repo, base_rev)
     changes = changed_files(repo, base, head)
-    symbols = changed_symbols(changes)
+    lines = HeadLines()
+    symbols = changed_symbols(changes, lines)
     loaded, generation_commit = base_generation(repo, base, index_missing, ref, notes)
+    lines.drifted = _drifted(repo, generation_commit, base)
     others, unavailable = _consumers(workspace, loaded, notes)
     graph = Graph([loaded, *others])
     for symbol in symbols:
@@ -297,14 +417,9 @@ def analyze(
         if root is None:
             continue
         symbol.in_base_graph = True
-        visits, symbol.truncated = walk(graph, [root], True, depth, MAX_NODES, ALL_REFERENCE_CODES, None, True)
-        symbol.affected = [
-            Affected(graph.qualified_names[v.node], graph.kind_of(v.node), graph.repository_name(v.node),
-                     graph.path_of(v.node), int(graph.start_line[v.node]), int(graph.end_line[v.node]), v.depth,
-                     visit_kind(graph, v), visit_confidence(graph, v), graph.qualified_names[v.came_from],
-                     v.through)
-            for v in visits
-        ]  # fmt: skip
+        visits, symbol.truncated = walk(graph, [root], True, depth, MAX_NODES, USE_CODES, None, True)
+        symbol.affected = [_affected(graph, v, lines, loaded.name) for v in visits]
+        symbol.imported_by = _importers(graph, root, symbol.language)
         languages = {symbol.language} | {graph.language_of(v.node) for v in visits}
         repositories = range(len(graph.repositories))
         symbol.completeness = completeness(graph, symbol.name, repositories, graph.unresolved_naming(symbol.name),
@@ -361,6 +476,38 @@ def _consumers(
             notes.append(f"consumer {loaded.name}: {loaded.freshness.detail}")
         found.append(loaded)
     return found, tuple(unavailable)
+
+
+def _affected(graph: Graph, v: Visit, lines: HeadLines, repository: str) -> Affected:
+    """One row of the walk, placed where the head has it when it can be."""
+    i = v.node
+    name, kind, where = graph.qualified_names[i], graph.kind_of(i), graph.repository_name(i)
+    path, start, end, revision = graph.path_of(i), int(graph.start_line[i]), int(graph.end_line[i]), "base"
+    moved = lines.place(path, name, kind, start, end) if where == repository else None
+    if moved is not None:
+        (path, start, end), revision = moved, "head"
+    return Affected(name, kind, where, path, start, end, v.depth, visit_kind(graph, v), visit_confidence(graph, v),
+                    graph.qualified_names[v.came_from], v.through, revision)  # fmt: skip
+
+
+def _importers(graph: Graph, root: int, language: str) -> list[Importer]:
+    """The files whose imports or exports name `root`. Where a language imports whole packages (Go),
+    an import of the package names the files that declare it, so an import of `root`'s file counts."""
+    targets = [root]
+    try:
+        by_package = adapter(Language(language)).package_scope
+    except ValueError:
+        by_package = False
+    module = graph.file_modules.get(int(graph.file[root])) if by_package else None
+    if module is not None:
+        targets.append(module)
+    found = {
+        Importer(graph.repository_name(source), graph.path_of(source))
+        for target in targets for e in ints(graph.incoming(target))
+        if int(graph.edge_kind[e]) in IMPORT_CODES and (source := int(graph.edge_source[e])) != target
+    }  # fmt: skip
+    own = Importer(graph.repository_name(root), graph.path_of(root))
+    return sorted(found - {own}, key=lambda i: (i.repository, i.file_path))
 
 
 def _base_id(graph: Graph, symbol: ChangedSymbol) -> int | None:

@@ -1,8 +1,9 @@
-"""Running action.yml as a GitHub runner runs a composite action: each step's `if:` evaluated, its
-`env:` expanded from `${{ inputs.* }}` / `${{ steps.*.outputs.* }}`, its script run with bash in
-the workspace with fresh $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY files, and the action's outputs
-mapped from the steps'. `uses:` steps (setup-python) and the pip install are stood in for by a
-`kivgraph-venv/bin/python` in $RUNNER_TEMP that runs this interpreter."""
+"""Running action.yml (or index/action.yml) as a GitHub runner runs a composite action: each step's
+`if:` evaluated, its `env:` expanded from `${{ inputs.* }}` / `${{ steps.*.outputs.* }}`, its
+script run with bash in the workspace with fresh $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY files,
+and the action's outputs mapped from the steps'. `uses:` steps (setup-python, actions/cache,
+setup-node…) are not run, only recorded with whether their `if:` wanted them; they and the pip
+install are stood in for by a `kivgraph-venv/bin/python` in $RUNNER_TEMP that runs this interpreter."""
 
 import os
 import re
@@ -18,10 +19,11 @@ from tests.action.yamlsubset import load
 ROOT = Path(__file__).parents[2]
 INSTALL_STEP = "Install kivgraph"
 VENV_PYTHON = "kivgraph-venv/bin/python"
+PR_ACTION, INDEX_ACTION = "action.yml", "index/action.yml"
 
 
-def action() -> dict[str, Any]:
-    return load((ROOT / "action.yml").read_text(encoding="utf-8"))
+def action(path: str = PR_ACTION) -> dict[str, Any]:
+    return load((ROOT / path).read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -34,6 +36,8 @@ class StepRun:
     stderr: str = ""
     outputs: dict[str, str] = field(default_factory=dict)
     summary: str = ""
+    wanted: bool = False
+    """For a `uses:` step, which is not run here: whether its `if:` would have run it."""
 
 
 @dataclass
@@ -84,10 +88,10 @@ def parse_outputs(text: str) -> dict[str, str]:
 class Context:
     """What `${{ … }}` can name in a composite action: inputs, steps' outputs, github.token."""
 
-    def __init__(self, inputs: dict[str, str], token: str) -> None:
-        declared: dict[str, Any] = action()["inputs"]
+    def __init__(self, inputs: dict[str, str], token: str, path: str = PR_ACTION) -> None:
+        declared: dict[str, Any] = action(path)["inputs"]
         unknown = set(inputs) - set(declared)
-        assert not unknown, f"action.yml declares no input {unknown}"
+        assert not unknown, f"{path} declares no input {unknown}"
         self.token = token
         self.steps: dict[str, dict[str, str]] = {}
         self.inputs: dict[str, str] = {}
@@ -151,9 +155,10 @@ def _text(value: str | bool) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else value
 
 
-def run_action(inputs: dict[str, str], env: dict[str, str], token: str) -> ActionRun:
-    """Every step of action.yml in order, as the runner would; a failing step ends the run."""
-    context = Context(inputs, token)
+def run_action(inputs: dict[str, str], env: dict[str, str], token: str, path: str = PR_ACTION) -> ActionRun:
+    """Every step of the action in order, as the runner would; a failing step ends the run."""
+    spec = action(path)
+    context = Context(inputs, token, path)
     temp = Path(env["RUNNER_TEMP"])
     python = temp / VENV_PYTHON
     python.parent.mkdir(parents=True, exist_ok=True)
@@ -162,22 +167,23 @@ def run_action(inputs: dict[str, str], env: dict[str, str], token: str) -> Actio
     files = Path(tempfile.mkdtemp(prefix="steps-", dir=temp))  # a job's own step files, apart from other jobs'
     runs: list[StepRun] = []
     failed = False
-    for index, step in enumerate(action()["runs"]["steps"]):
+    action_path = (ROOT / path).parent
+    for index, step in enumerate(spec["runs"]["steps"]):
         step_id, name = step.get("id", f"__{index}"), step.get("name", "")
         condition = step.get("if")
         wanted = not failed and (condition is None or _truthy(context.evaluate(condition)))
         if not wanted or "uses" in step or name == INSTALL_STEP:
-            runs.append(StepRun(step_id, name, ran=False))
+            runs.append(StepRun(step_id, name, ran=False, wanted=wanted))
             continue
-        runs.append(_run_step(step, step_id, name, context, env, files / f"step-{index}"))
+        runs.append(_run_step(step, step_id, name, context, env, files / f"step-{index}", action_path))
         context.steps[step_id] = runs[-1].outputs
         failed = runs[-1].returncode != 0
-    outputs = {name: context.expand(spec["value"]) for name, spec in action()["outputs"].items()}
+    outputs = {name: context.expand(output["value"]) for name, output in spec["outputs"].items()}
     return ActionRun(runs, outputs)
 
 
 def _run_step(step: dict[str, Any], step_id: str, name: str, context: Context, env: dict[str, str],
-              files: Path) -> StepRun:  # fmt: skip
+              files: Path, action_path: Path) -> StepRun:  # fmt: skip
     assert step.get("shell") == "bash", f"step {name} must say `shell: bash`"
     files.mkdir(parents=True)
     output, summary, script = files / "output", files / "summary", files / "script.sh"
@@ -185,7 +191,7 @@ def _run_step(step: dict[str, Any], step_id: str, name: str, context: Context, e
     summary.touch()
     script.write_text(step["run"], encoding="utf-8")
     step_env = {**env, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
-                "GITHUB_ACTION_PATH": str(ROOT)}  # fmt: skip
+                "GITHUB_ACTION_PATH": str(action_path)}  # fmt: skip
     for key, value in (step.get("env") or {}).items():
         step_env[key] = context.expand(str(value))
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],

@@ -1,6 +1,9 @@
 """A fake of the GitHub REST API on 127.0.0.1 that records every request: issue comments (listed a
 page at a time with `Link` headers, created, edited) and pull requests, bearer-token checked, with
-a switch that answers writes the way GitHub answers a read-only token."""
+a switch that answers writes the way GitHub answers a read-only token. It knows whose the token
+is as GitHub does: GET /user answers a user's token and refuses the GITHUB_TOKEN of Actions (and
+any app installation token), whose comments are written as a bot; it refuses to edit someone
+else's comment unless told the token may; and it can answer any path with a redirect."""
 
 import json
 import re
@@ -33,6 +36,14 @@ class FakeGitHub:
     repository: str = "owner/repo"
     read_only: bool = False
     """Answer POST and PATCH with 403 "Resource not accessible by integration"."""
+    user: dict[str, Any] | None = None
+    """GET /user's answer for a user's token (login, type); None: an installation token, refused."""
+    bot: str = "github-actions[bot]"
+    """Who an installation token writes as (`<app-slug>[bot]`; the GITHUB_TOKEN's app is github-actions)."""
+    edit_others: bool = False
+    """Let the token edit comments written by other accounts (a maintainer's token may)."""
+    redirects: dict[str, str] = field(default_factory=dict)
+    """Path prefix → URL prefix: a request under the path is answered 307 to the URL (path rest and query kept)."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
@@ -85,6 +96,11 @@ class FakeGitHub:
             self.comments.setdefault(number, []).append(comment)
             return comment
 
+    @property
+    def writer(self) -> str:
+        """The login the token's comments are written under."""
+        return str(self.user["login"]) if self.user else self.bot
+
     def made(self, method: str) -> list[Request]:
         """The recorded requests of one method that changed something."""
         return [r for r in self.requests if r.method == method]
@@ -113,8 +129,14 @@ class FakeGitHub:
     def route(
         self, method: str, path: str, query: dict[str, str], headers: dict[str, str], body: Any
     ) -> tuple[int, Any, dict[str, str]]:
+        for prefix, target in self.redirects.items():
+            if path.startswith(prefix):
+                rest = path[len(prefix) :] + ("?" + urllib.parse.urlencode(query) if query else "")
+                return 307, {"message": "Temporary Redirect"}, {"Location": target + rest}
         if headers.get("authorization") != f"Bearer {self.token}":
             return 401, {"message": "Bad credentials", "status": "401"}, {}
+        if path == "/user" and method == "GET":
+            return (200, self.user, {}) if self.user else (403, READ_ONLY, {})
         prefix = f"/repos/{self.repository}"
         if not path.startswith(prefix + "/"):
             return 404, {"message": "Not Found", "status": "404"}, {}
@@ -126,7 +148,7 @@ class FakeGitHub:
             if method == "POST":
                 if self.read_only:
                     return 403, READ_ONLY, {}
-                comment = self.add_comment(number, body["body"], "github-actions[bot]")
+                comment = self.add_comment(number, body["body"], self.writer)
                 return 201, comment, {}
         if (found := re.fullmatch(r"/issues/comments/(\d+)", rest)) and method == "PATCH":
             if self.read_only:
@@ -134,6 +156,9 @@ class FakeGitHub:
             for comments in self.comments.values():
                 for comment in comments:
                     if comment["id"] == int(found.group(1)):
+                        mine = comment["user"]["login"].casefold() == self.writer.casefold()  # as GitHub: any case
+                        if not mine and not self.edit_others:
+                            return 403, READ_ONLY, {}
                         comment["body"] = body["body"]
                         comment["updated_at"] = "2026-01-02T00:00:00Z"
                         return 200, comment, {}

@@ -4,6 +4,7 @@ note pushed to a bare origin, a pull request branch, the test merge commit check
 a fake of the GitHub REST API on 127.0.0.1 that records every request."""
 
 import json
+import re
 import shutil
 import socket
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ TOKEN = "ghs_" + "k1vgr4phT0k3n" * 3
 REPOSITORY = "owner/repo"
 NUMBER = 7
 SHAPES = "shapes/shapes.go"
-SCALE_ROW = "| signature changed | `Scale` |"
+SCALE_ROW = "| `Scale` | signature changed |"
 
 
 @dataclass
@@ -146,6 +147,7 @@ def test_the_first_run_creates_the_comment_and_a_later_push_edits_that_same_comm
     assert created.path == f"/repos/{REPOSITORY}/issues/{NUMBER}/comments"
     body = created.body["body"]
     assert body.startswith(MARKER + "\n") and SCALE_ROW in body
+    assert "base exactness" not in body  # the base's note was built with scip-go
     assert f"(https://github.com/{REPOSITORY}/blob/{head}/cmd/app/main.go#L10)" in body
     assert created.headers["authorization"] == f"Bearer {TOKEN}"
     assert created.headers["accept"] == "application/vnd.github+json"
@@ -153,7 +155,9 @@ def test_the_first_run_creates_the_comment_and_a_later_push_edits_that_same_comm
     assert created.headers["user-agent"].startswith("kivgraph-action/")
     assert first.outputs["changed"] == "1" and first.outputs["affected"] == "1" and first.outputs["direct"] == "1"
     assert first.outputs["verdict"] == "IMPACT" and first.outputs["completeness"] == "COMPLETE"
-    assert Path(first.outputs["report-path"]).read_text(encoding="utf-8") == body
+    # The comment is rendered again from report.json: report.md, but for the seconds (report.json keeps 3 decimals).
+    timeless = re.compile(r"· [0-9.]+s</sub>")
+    assert timeless.sub("", Path(first.outputs["report-path"]).read_text(encoding="utf-8")) == timeless.sub("", body)
     [comment] = api.comments[NUMBER]
     assert first.outputs["comment-url"] == comment["html_url"]
     assert SCALE_ROW in first.summary and "```mermaid" in first.summary
@@ -171,7 +175,7 @@ def test_the_first_run_creates_the_comment_and_a_later_push_edits_that_same_comm
     assert len(api.made("POST")) == 1, "the second run created another comment"
     [edited] = api.made("PATCH")
     assert edited.path == f"/repos/{REPOSITORY}/issues/comments/{comment['id']}"
-    assert "| body modified | `Total` |" in edited.body["body"] and SCALE_ROW in edited.body["body"]
+    assert "| `Total` | body modified |" in edited.body["body"] and SCALE_ROW in edited.body["body"]
     assert [c["body"] for c in api.comments[NUMBER]] == [edited.body["body"]]
     assert second.outputs["changed"] == "2" and f"updated the kivgraph comment on {REPOSITORY}#{NUMBER}" in second.log
 
@@ -181,14 +185,15 @@ def test_the_comment_is_found_on_a_later_page_and_a_quoted_marker_is_not_taken_f
         api.add_comment(NUMBER, f"review comment {i}")
     api.comments[NUMBER][40]["body"] = f"Why does the bot write `{MARKER}`?"
     ours = api.comments[NUMBER][130]
-    ours.update(body=f"{MARKER}\n### kivgraph impact: an older report", user={"login": "github-actions[bot]"})
+    ours.update(body=f"{MARKER}\n### kivgraph impact: an older report")
+    ours["user"] = {"login": "github-actions[bot]", "type": "Bot"}  # the GITHUB_TOKEN's own, from an earlier run
     pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
     base, head, workspace = pr.publish()
 
     run = act(workspace, api.url, "pull_request", pull_request_event(base, head))
 
     assert run.returncode == 0, run.log
-    listings = [r.query for r in api.requests if r.method == "GET"]
+    listings = [r.query for r in api.requests if r.path.endswith("/comments") and r.method == "GET"]
     assert listings == [{"per_page": "100"}, {"per_page": "100", "page": "2"}]  # stops at the page that has it
     assert api.made("POST") == []
     [edited] = api.made("PATCH")
@@ -319,7 +324,7 @@ def test_a_repository_not_indexed_yet_gets_its_base_indexed_on_the_runner(pr: Pu
     assert indexed.returncode == 0, indexed.log
     assert "origin has no refs/notes/kivgraph yet" in indexed.log
     assert any("indexed it now" in note for note in report(indexed)["notes"])
-    assert "| body modified | `Total` |" in api.made("POST")[0].body["body"]
+    assert "| `Total` | body modified |" in api.made("POST")[0].body["body"]
 
 
 def test_a_base_branch_that_moved_on_is_compared_from_the_merge_base(pr: PullRequest, api: FakeGitHub):
@@ -352,19 +357,126 @@ def test_a_bad_input_is_named(pr: PullRequest, api: FakeGitHub):
     assert "::error::the input depth must be a whole number between 1 and 5, not '9'." in run.log
 
 
-def test_a_shallow_checkout_asks_for_the_full_history(pr: PullRequest, api: FakeGitHub):
+def shallow_checkout(pr: PullRequest, name: str) -> Path:
+    """actions/checkout's default on a pull request: the test merge commit alone, depth 1."""
+    shallow = pr.root / name / "work" / "repo"
+    shallow.mkdir(parents=True)
+    git(shallow, "init", "-q")
+    git(shallow, "remote", "add", "origin", f"file://{pr.origin}")
+    git(shallow, "fetch", "-q", "--no-tags", "--depth=1", "origin",
+        f"+refs/pull/{NUMBER}/merge:refs/remotes/pull/{NUMBER}/merge")  # fmt: skip
+    git(shallow, "checkout", "-q", "--detach", f"refs/remotes/pull/{NUMBER}/merge")
+    return shallow
+
+
+def test_a_shallow_checkout_fetches_the_base_the_head_and_history_only_down_to_their_merge_base(
+    pr: PullRequest, api: FakeGitHub
+):
+    # 60 commits of main's history, the branch point indexed, then main moves on past it.
+    author = pr.author
+    author.git("checkout", "-q", "main")
+    for i in range(60):
+        author.commit(message=f"history {i}")
+    save_to_notes(open_repository(str(author.path)), index_repository(str(author.path), run_analyzers=True))
+    branch_point = author.git("rev-parse", "main")
+    author.git("push", "-q", "origin", "main", "refs/notes/kivgraph")
+    author.git("checkout", "-q", "-B", "pr")
     pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    author.git("checkout", "-q", "main")
+    for i in range(3):
+        author.commit({"geo/geo.go": (author.path / "geo" / "geo.go").read_text(encoding="utf-8") + f"\n// {i}\n"},
+                      message=f"main moves on {i}")  # fmt: skip
+    author.git("push", "-q", "origin", "main")
+    author.git("checkout", "-q", "pr")
     base, head, _ = pr.publish()
-    shallow = pr.root / "shallow" / "work" / "repo"
-    shallow.parent.mkdir(parents=True)
-    git(shallow.parent, "clone", "-q", "--depth", "1", f"file://{pr.origin}", "repo")
-    git(shallow, "fetch", "-q", "--depth", "1", "origin", f"refs/pull/{NUMBER}/merge")
-    git(shallow, "checkout", "-q", "--detach", "FETCH_HEAD")
+    shallow = shallow_checkout(pr, "shallow")
 
     run = act(shallow, api.url, "pull_request", pull_request_event(base, head))
 
+    assert run.returncode == 0, run.log
+    answer = report(run)
+    assert answer["base"] == {"commit": branch_point, "generation_commit": branch_point, "stale": False}
+    assert [c["qualified_name"] for c in answer["changed"]] == ["Scale"] and SCALE_ROW in api.made("POST")[0].body[
+        "body"
+    ]
+    assert f"fetched {base[:12]}, {head[:12]} from origin (depth 1)" in run.log
+    assert "deepened the checkout (--deepen=50)" in run.log and "--unshallow" not in run.log
+    # Still shallow: the 60 commits below the branch point were not all fetched.
+    assert git(shallow, "rev-parse", "--is-shallow-repository") == "true"
+    assert int(git(shallow, "rev-list", "--count", "--all")) < int(author.git("rev-list", "--count", "--all"))
+
+
+def test_a_revision_origin_cannot_provide_is_named(pr: PullRequest, api: FakeGitHub):
+    pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    base, head, _ = pr.publish()
+    shallow = shallow_checkout(pr, "shallow")
+    gone = "0123456789abcdef" * 2 + "01234567"
+
+    run = act(shallow, api.url, "pull_request", pull_request_event(base, head), {"head": gone})
+
     assert run.step("analyze").returncode == 1 and api.requests == []
-    assert f"::error::the head revision {head} is not in the checkout at .; check out with `fetch-depth: 0`" in run.log
+    assert f"::warning::could not fetch from origin (git fetch --depth=1 origin {gone})" in run.log
+    assert f"::error::the head revision {gone} is not in the checkout at ., and origin did not provide it" in run.log
+
+
+def test_on_impact_creates_no_comment_without_impact_and_updates_the_one_left_when_impact_goes_away(
+    pr: PullRequest, api: FakeGitHub
+):
+    on_impact = {"comment": "on-impact"}
+    added = "func Scale(s Square, k float64) Square"
+    pr.edit(added, "func Unused() int { return 0 }\n\n" + added, message="an unused function")
+    base, head, workspace = pr.publish()
+
+    quiet = act(workspace, api.url, "pull_request", pull_request_event(base, head), on_impact)
+
+    assert quiet.returncode == 0 and quiet.outputs["verdict"] == "NO_IMPACT" and api.made("POST") == []
+    assert f"no impact, so no kivgraph comment on {REPOSITORY}#{NUMBER} (comment: on-impact)" in quiet.log
+    assert quiet.outputs["comment-url"] == ""
+
+    pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    base, head, workspace = pr.publish()
+    loud = act(workspace, api.url, "pull_request", pull_request_event(base, head), on_impact)
+    assert loud.outputs["verdict"] == "IMPACT" and len(api.made("POST")) == 1
+
+    pr.edit("func Scale(s Square, k int) Square", "func Scale(s Square, k float64) Square", message="revert")
+    base, head, workspace = pr.publish()
+    gone = act(workspace, api.url, "pull_request", pull_request_event(base, head), on_impact)
+
+    assert gone.returncode == 0 and gone.outputs["verdict"] == "NO_IMPACT"
+    [edited] = api.made("PATCH")  # the old comment no longer shows an impact that is gone
+    assert "no declaration uses it" in edited.body["body"] and SCALE_ROW not in edited.body["body"]
+    assert len(api.made("POST")) == 1
+
+
+def test_a_bad_comment_policy_is_named(pr: PullRequest, api: FakeGitHub):
+    pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    base, head, workspace = pr.publish()
+    run = act(workspace, api.url, "pull_request", pull_request_event(base, head), {"comment": "on_impact"})
+    assert run.step("comment").returncode == 1 and api.requests == []
+    assert "::error::the input comment must be true, false or on-impact, not 'on_impact'." in run.log
+
+
+def test_a_base_indexed_without_its_type_checker_is_said_in_one_line_that_names_the_fix(pr: PullRequest,
+                                                                                      api: FakeGitHub):  # fmt: skip
+    # The base's note on origin is one built without analyzers (an index job that installed none).
+    git(pr.origin, "update-ref", "-d", "refs/notes/kivgraph")
+    pr.author.git("update-ref", "-d", "refs/notes/kivgraph")
+    author = str(pr.author.path)
+    save_to_notes(open_repository(author), index_repository(author, "main", run_analyzers=False))
+    pr.author.git("push", "-q", "origin", "refs/notes/kivgraph")
+    pr.edit("func Scale(s Square, k float64) Square", "func Scale(s Square, k int) Square")
+    base, head, workspace = pr.publish()
+
+    run = act(workspace, api.url, "pull_request", pull_request_event(base, head))
+
+    assert run.returncode == 0, run.log
+    line = (f"> base exactness: the base generation {base[:12]} is syntax-only for go (scip-go did not run), so uses "
+            "there are CANDIDATE guesses and the counts may be off; index the base with analyzers: the kivgraph "
+            "index Action (index/action.yml, docs/action.md), or `kivgraph analyzers install . --languages auto` "
+            "before `kivgraph index`\n")  # fmt: skip
+    body = api.made("POST")[0].body["body"]
+    assert body.count(line) == 1 and line in run.summary
+    assert sum("base exactness" in note for note in report(run)["notes"]) == 1
 
 
 def test_a_partial_clone_checkout_is_analyzed_fetching_the_blobs_it_reads(pr: PullRequest, api: FakeGitHub):

@@ -10,9 +10,8 @@ import pytest
 
 from kivgraph.action.rest import ApiError, GitHub, next_link
 from kivgraph.action.runner import Event, Runner, escape_data
-from kivgraph.action.steps import MARKER, comment_body, explain, find_comment, main, pr_number
-from kivgraph.errors import InvalidArgumentError
-from kivgraph.impact.report import COMMENT_LIMIT
+from kivgraph.action.steps import MARKER, explain, find_comment, main, pr_number, read_report
+from kivgraph.errors import InvalidArgumentError, KivgraphError
 from tests.action.actions import parse_outputs
 
 
@@ -43,6 +42,10 @@ def test_inputs_are_checked_and_empty_means_the_default(tmp_path: Path):
     assert run.input_list("consumers") == ("a/b", "c/d", "e/f")
     with pytest.raises(InvalidArgumentError, match="the input fail-on must be a whole number at least 0, not 'x'"):
         run.input_int("fail-on", 0, 0)
+    for odd in ["٣", "1_0", "+1"]:  # int() takes every one of them
+        run, _ = runner(tmp_path, INPUT_DEPTH=odd)
+        with pytest.raises(InvalidArgumentError, match="the input depth must be a whole number"):
+            run.input_int("depth", 3, 1, 5)
 
 
 def test_a_fork_is_a_head_repository_other_than_the_base_or_one_since_deleted():
@@ -55,31 +58,30 @@ def test_a_fork_is_a_head_repository_other_than_the_base_or_one_since_deleted():
     assert Event("push", {"pull_request": {"number": 3}}).pr_number is None
 
 
-def test_the_body_starts_with_the_marker_and_fits_githubs_limit(tmp_path: Path):
-    (tmp_path / "report.md").write_text("x" * (COMMENT_LIMIT + 10), encoding="utf-8")
-    body = comment_body(tmp_path / "report.md")
-    assert body.startswith(MARKER + "\n") and len(body) == COMMENT_LIMIT and "cut at GitHub's limit" in body
-    with pytest.raises(Exception, match="run the analyze step first"):
-        comment_body(tmp_path / "missing.md")
+def test_without_a_report_the_comment_step_says_to_run_the_analyze_step_first(tmp_path: Path):
+    with pytest.raises(KivgraphError, match="there is no report at .*; run the analyze step first"):
+        read_report(tmp_path / "report.json")
 
 
-def test_only_a_comment_that_starts_with_the_marker_is_ours():
+def test_only_a_comment_that_starts_with_the_marker_and_is_by_the_tokens_account_is_ours():
     comments = [
         {"id": 1, "body": f"quoting {MARKER}"},
         {"id": 2, "body": f"\n{MARKER}\nreport"},
         {"id": 3, "body": MARKER},
     ]
-    assert find_comment(comments) == comments[1]
-    assert find_comment([{"id": "1", "body": MARKER}]) is None
+    assert find_comment(comments, lambda _: True) == (comments[1], [])
+    assert find_comment(comments, lambda c: c["id"] == 3) == (comments[2], [comments[1]])
+    assert find_comment([{"id": "1", "body": MARKER}], lambda _: True) == (None, [])
 
 
 def test_a_pr_number_file_from_an_artifact_must_hold_a_number(tmp_path: Path):
     run, _ = runner(tmp_path)
     (tmp_path / "pr-number").write_text("12\n", encoding="utf-8")
     assert pr_number(run, Event("workflow_run"), tmp_path) == 12
-    (tmp_path / "pr-number").write_text("12; rm -rf /", encoding="utf-8")
-    with pytest.raises(InvalidArgumentError, match="must hold a pull request number"):
-        pr_number(run, Event("workflow_run"), tmp_path)
+    for text in ["12; rm -rf /", "²", "１２"]:  # str.isdigit() takes the last two
+        (tmp_path / "pr-number").write_text(text, encoding="utf-8")
+        with pytest.raises(InvalidArgumentError, match="must hold a pull request number"):
+            pr_number(run, Event("workflow_run"), tmp_path)
 
 
 def test_the_next_page_comes_from_the_link_header():

@@ -128,6 +128,17 @@ def test_a_base_without_a_note_uses_the_nearest_indexed_ancestor_and_says_so(ind
     assert indexed.git("notes", "--ref=kivgraph", "show", base)  # the note is stored for next time
 
 
+def test_a_base_indexed_without_its_type_checker_says_so_and_names_the_fix(indexed: Repo):
+    base = indexed.git("rev-parse", "HEAD")
+    exact = analyze(str(indexed.path), base, "HEAD")
+    assert not [n for n in exact.notes if "base exactness" in n]  # scip-go ran on the base
+    save_to_notes(open_repository(str(indexed.path)), index_repository(str(indexed.path), run_analyzers=False))
+    edit(indexed, SHAPES, "sum += item.Area()", "sum += 3 * item.Area()")
+    guessed = analyze(str(indexed.path), base, None)
+    [line] = [n for n in guessed.notes if "base exactness" in n]
+    assert "syntax-only for go (scip-go did not run)" in line and "kivgraph analyzers install" in line
+
+
 def test_no_generation_anywhere_is_a_clear_error(tmp_path: Path):
     repo = Repo(tmp_path / "bare")
     repo.commit({"a.go": "package a\n\nfunc A() {}\n"}, message="one")
@@ -150,7 +161,7 @@ def test_the_three_formats_and_the_failure_threshold(indexed: Repo):
     assert report["schema"] == "kivgraph.diff-impact/1" and report["verdict"] == "IMPACT"
     assert report["summary"]["affected"] == 1 and report["changed"][0]["change"] == "signature_changed"
     markdown = run("--format", "markdown", "--link-base", "https://github.com/o/r/blob/abc").stdout
-    assert "| signature changed | `Scale` |" in markdown and "```mermaid" in markdown
+    assert "| `Scale` | signature changed |" in markdown and "```mermaid" in markdown
     assert "(https://github.com/o/r/blob/abc/cmd/app/main.go#L10)" in markdown
     text = run().stdout
     assert "signature changed" in text and "\x1b[" not in text
@@ -174,7 +185,7 @@ def test_a_huge_report_stays_within_githubs_comment_limit_and_says_what_it_cut(i
     indexed.commit(message="touch every helper")
     impact = analyze(str(indexed.path), "HEAD~1", "HEAD")
     assert len(impact.changed) == count and len(impact.affected) == count
-    markdown = to_markdown(impact, lambda p, line: f"https://example.invalid/{p}#L{line}")
+    markdown = to_markdown(impact, lambda p, line, commit: f"https://example.invalid/{commit}/{p}#L{line}")
     assert len(markdown) <= COMMENT_LIMIT
     # Details go first, then the graph, then table rows; each cut is said with its count.
     assert f"… and {count} more symbols' details (the JSON report has them all)" in markdown

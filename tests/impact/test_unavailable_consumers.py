@@ -90,10 +90,12 @@ def test_text_and_markdown_name_each_unread_consumer_and_say_why_once(root: Path
     assert "completeness **LOWER_BOUND**" in markdown
     assert (f"**Other repositories:** none was searched; `{root / 'plain'}`, `billing`, `file://{root}/nowhere.git` "
             "could not be read, so their uses are not counted.") in markdown  # fmt: skip
-    plain_line = (f"- REPOSITORY_UNAVAILABLE {root / 'plain'} is not inside a git repository; run kivgraph in a git "
+    assert "3 places could not be read, so there may be more uses: 3 `REPOSITORY_UNAVAILABLE`." in markdown
+    plain_line = (f"- `REPOSITORY_UNAVAILABLE` {root / 'plain'} is not inside a git repository; run kivgraph in a git "
                   "checkout, or pass the path of one.")  # fmt: skip
     assert plain_line in markdown.splitlines()
     assert markdown.count("is not inside a git repository") == 1
+    assert "run `kivgraph index` there." in markdown  # a reason's own code span stays one
     text = diff_impact(root, "kivgraph.toml")
     assert "· LOWER_BOUND" in text and "  note: consumer billing could not be read" in text
     assert f"    REPOSITORY_UNAVAILABLE {root / 'plain'} is not inside a git repository;" in text
