@@ -6,6 +6,7 @@ import html
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Iterator
 from difflib import SequenceMatcher
 from itertools import zip_longest
 
@@ -127,20 +128,29 @@ def _signature_lines(signature: str, split: bool) -> list[str]:
 OPEN, CLOSE = "([{<", ")]}>"
 
 
+def _unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str, int, int]]:
+    """(index, character, bracket it is: +1 opening / -1 closing / 0, depth after it) of each
+    character from `start` outside quotes; depth never goes below 0."""
+    depth, quote = 0, ""
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+            continue
+        if ch in "'\"`":
+            quote = ch
+            continue
+        bracket = _bracket(text, i)
+        depth = depth + 1 if bracket > 0 else max(0, depth - 1) if bracket < 0 else depth
+        yield i, ch, bracket, depth
+
+
 def _top_level(text: str, separator: str) -> list[str]:
     """`text` split at each `separator` outside brackets and quotes."""
     parts: list[str] = []
-    depth, quote, start = 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif _bracket(text, i) > 0:
-            depth += 1
-        elif _bracket(text, i) < 0:
-            depth = max(0, depth - 1)
-        elif ch == separator and depth == 0:
+    start = 0
+    for i, ch, bracket, depth in _unquoted(text):
+        if ch == separator and not bracket and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     return [*parts, text[start:]]
@@ -148,19 +158,9 @@ def _top_level(text: str, separator: str) -> list[str]:
 
 def _closing(text: str, opening: int) -> int:
     """The index of the bracket that closes the one at `opening`, or -1."""
-    depth, quote = 0, ""
-    for i in range(opening, len(text)):
-        ch = text[i]
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif _bracket(text, i) > 0:
-            depth += 1
-        elif _bracket(text, i) < 0:
-            depth -= 1
-            if depth == 0:
-                return i
+    for i, _, bracket, depth in _unquoted(text, opening):
+        if bracket < 0 and depth == 0:
+            return i
     return -1
 
 
