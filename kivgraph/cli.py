@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from kivgraph import __version__
-from kivgraph.derived import DERIVED_PREFIX, default_location, index_rust_library, is_derived
+from kivgraph.derived import default_location, index_rust_library
 from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
 from kivgraph.indexing import Progress, index_snapshot, languages_at, snapshot_at
-from kivgraph.model import Language
+from kivgraph.model import DERIVED_PREFIX, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.scip.analyzers import analyzer_for, locate, tools_cache
 from kivgraph.scip.index import load_index

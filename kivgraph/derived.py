@@ -12,19 +12,14 @@ from pathlib import Path
 
 from kivgraph.errors import KivgraphError
 from kivgraph.indexing import Progress, Snapshot, directory_files, index_snapshot
-from kivgraph.model import Generation, Language
+from kivgraph.model import DERIVED_PREFIX, Generation, Language
 from kivgraph.scip.analyzers import run_tool
 
-DERIVED_PREFIX = "rust:"
 LIBRARY = Path("lib") / "rustlib" / "src" / "rust" / "library"
 
 
 class RustToolchainError(KivgraphError):
     code = "RUST_TOOLCHAIN_UNAVAILABLE"
-
-
-def is_derived(repository: str) -> bool:
-    return repository.startswith(DERIVED_PREFIX)
 
 
 def _rustc(*args: str) -> str:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pygit2
 
-from kivgraph.derived import is_derived
 from kivgraph.errors import CorruptGenerationError, GenerationNotFoundError, KivgraphError, UnsupportedFormatError
+from kivgraph.model import is_derived
 from kivgraph.store import NOTES_REF, note_location, read_file
 from kivgraph.store.codec import Columns, decode_columns
 from kivgraph.store.git import (

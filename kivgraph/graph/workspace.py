@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import cast
 
-from kivgraph.derived import is_derived
 from kivgraph.errors import KivgraphError
 from kivgraph.graph.load import Freshness, LoadedRepository, load_repository
+from kivgraph.model import is_derived
 from kivgraph.store import NOTES_REF
 from kivgraph.store.codec import decode_columns
 from kivgraph.store.sync import remote_note

@@ -15,6 +15,7 @@ from kivgraph.model.enums import (
 )
 from kivgraph.model.keys import canonical_identity, is_stable_key, stable_key
 from kivgraph.model.types import (
+    DERIVED_PREFIX,
     Edge,
     ExternalReference,
     FileRecord,
@@ -25,10 +26,13 @@ from kivgraph.model.types import (
     Submodule,
     Symbol,
     Unresolved,
+    is_derived,
     last_name,
 )
 
 __all__ = [
+    "DERIVED_PREFIX",
+    "is_derived",
     "last_name",
     "CALLABLE_KINDS",
     "EXACT_CONFIDENCES",

@@ -135,6 +135,15 @@ class Submodule:
     url: str = ""
 
 
+DERIVED_PREFIX = "rust:"
+"""The name of a derived repository (the toolchain's Rust standard library, `rust:<release>`)
+begins so: a name no git repository can have, which queries withhold unless asked."""
+
+
+def is_derived(repository: str) -> bool:
+    return repository.startswith(DERIVED_PREFIX)
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationHeader:
     repository: str

@@ -454,3 +454,13 @@ def test_serve_fails_at_start_up_when_the_working_tree_of_generation_files_is_mi
     assert done.returncode == 1
     why = "is not a directory; with --generation, --repo names the files' working tree."
     assert done.stderr == f"Error: {missing} {why}\n"
+
+
+def test_serving_never_imports_the_indexing_pipeline():
+    """The server starts on a stored generation: the analyzers, the indexing pipeline and the derived
+    Rust library are for `kivgraph index`, and importing them costs a serving start most of its time."""
+    heavy = ("kivgraph.indexing", "kivgraph.derived", "kivgraph.scip.run")
+    code = "\n".join(("import sys, kivgraph.server", f"loaded = [m for m in {heavy!r} if m in sys.modules]",
+                       "assert not loaded, loaded"))  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
