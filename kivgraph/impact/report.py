@@ -1,7 +1,7 @@
 """An Impact spelled three ways: JSON for machines (versioned schema, docs/diff-impact.md; read back,
 checked field by field, by `from_json`), text for terminals, and markdown for pull requests, within
 GitHub's size limits and honest about the cut. Every name and path reaches markdown escaped for the
-place it stands in (kivgraph/render/markdown.py)."""
+place it stands in (kivgraph/impact/markdown.py)."""
 
 import posixpath
 import re
@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from kivgraph.errors import InvalidArgumentError
+from kivgraph.impact import markdown as md
 from kivgraph.impact.analysis import UNREAD, Affected, ChangedSymbol, Impact, Importer, Unavailable
+from kivgraph.impact.mermaid import graph_json, mermaid_markdown
 from kivgraph.model import Confidence, EdgeKind, SymbolKind
-from kivgraph.render import markdown as md
-from kivgraph.render.mermaid import graph_json, mermaid_markdown
 
 SCHEMA = "kivgraph.diff-impact/1"
 COMMENT_LIMIT = 65_536

@@ -12,9 +12,9 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from kivgraph.impact.analysis import Affected, ChangedSymbol, Impact, Importer, analyze
+from kivgraph.impact.markdown import code, signature_diff, visible
 from kivgraph.impact.report import to_markdown
 from kivgraph.indexing import index_repository
-from kivgraph.render.markdown import code, signature_diff, visible
 from kivgraph.store import save_to_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from kivgraph.impact.analysis import Affected, ChangedSymbol, Impact, analyze
+from kivgraph.impact.mermaid import MERMAID_NODES, graph_json, impact_graph, to_mermaid
 from kivgraph.impact.report import to_json, to_markdown
 from kivgraph.indexing import index_repository
-from kivgraph.render.mermaid import MERMAID_NODES, graph_json, impact_graph, to_mermaid
 from kivgraph.store import save_to_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
