@@ -11,6 +11,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -245,6 +247,15 @@ def analyzer_environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key not in SCRUBBED_VARIABLES}
 
 
+STARTING = threading.RLock()
+"""Held while a tool starts, and by every fork of this process. Analyzers start from a thread while
+the parse pool forks; a process forked while a child is starting inherits the pipes that report
+its start and carry its output, and whoever waits for their end waits for the forked process to
+exit — seconds, for a parse worker."""
+if sys.platform != "win32":
+    os.register_at_fork(before=STARTING.acquire, after_in_parent=STARTING.release, after_in_child=STARTING.release)
+
+
 def run_tool(
     args: list[str], cwd: Path | None, timeout: float, extra_env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -253,14 +264,21 @@ def run_tool(
 
     Raises subprocess.TimeoutExpired and OSError for the caller to turn into its own words.
     """
-    return subprocess.run(
-        args,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=timeout,
-        env={**analyzer_environment(), **(extra_env or {})},
-        check=False,
-    )
+    with STARTING:
+        process = subprocess.Popen(
+            args,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env={**analyzer_environment(), **(extra_env or {})},
+        )
+    with process:  # what subprocess.run does once the process has started
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except BaseException:
+            process.kill()
+            raise
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)

@@ -5,9 +5,12 @@ occurrences and symbol information, and symbol strings → scheme, package and d
 payload that is not a SCIP index is a `ScipIndexError` naming where it came from.
 """
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from functools import lru_cache
+from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -54,9 +57,11 @@ class TextEncoding(IntEnum):
     UTF16 = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """0-based, end-exclusive character span as SCIP states it (in the index's text encoding)."""
+class Span(NamedTuple):
+    """0-based, end-exclusive character span as SCIP states it (in the index's text encoding).
+
+    A named tuple, as `Occurrence` is: an index holds hundreds of thousands, and a frozen
+    dataclass costs twice as much to build."""
 
     start_line: int
     start_character: int
@@ -64,7 +69,7 @@ class Span:
     end_character: int
 
 
-def span(values: list[int] | tuple[int, ...]) -> Span | None:
+def span(values: Sequence[int]) -> Span | None:
     if len(values) == 3:
         return Span(values[0], values[1], values[0], values[2])
     if len(values) == 4:
@@ -103,33 +108,36 @@ def parse_symbol(symbol: str) -> ScipSymbol | None:
     """Parse a global symbol; None for a local one or a string that breaks the grammar."""
     if not symbol or is_local(symbol):
         return None
-    fields: list[str] = []
-    position = 0
-    for _ in range(4):
-        value, position = _space_field(symbol, position)
-        if value is None:
-            return None
-        fields.append("" if value == "." else value)
-    descriptors = _descriptors(symbol[position:])
+    fields: list[str] = symbol.split(" ", 4)
+    if len(fields) == 5 and all(fields[:4]) and not fields[4].startswith(" "):
+        rest = fields.pop()  # no doubled space in the four fields: the common case
+    else:
+        fields, position = [], 0
+        for _ in range(4):
+            value, position = _space_field(symbol, position)
+            if value is None:
+                return None
+            fields.append(value)
+        rest = symbol[position:]
+    descriptors = _descriptors(rest)
     if descriptors is None:
         return None
-    return ScipSymbol(fields[0], fields[1], fields[2], fields[3], descriptors)
+    scheme, manager, package, version = ("" if value == "." else value for value in fields)
+    return ScipSymbol(scheme, manager, package, version, descriptors)
 
 
 def _escaped(text: str, start: int, delimiter: str) -> tuple[str | None, int]:
     """Text up to `delimiter` (a doubled delimiter stands for itself); None when it never closes."""
-    out: list[str] = []
-    i = start
-    while i < len(text):
-        if text[i] == delimiter:
-            if text.startswith(delimiter, i + 1):
-                out.append(delimiter)
-                i += 2
-                continue
-            return "".join(out), i + 1
-        out.append(text[i])
-        i += 1
-    return None, i
+    pieces: list[str] = []
+    while True:
+        end = text.find(delimiter, start)
+        if end < 0:
+            return None, len(text)
+        pieces.append(text[start:end])
+        if not text.startswith(delimiter, end + 1):
+            return "".join(pieces), end + 1
+        pieces.append(delimiter)
+        start = end + 2
 
 
 def _space_field(text: str, start: int) -> tuple[str | None, int]:
@@ -137,13 +145,19 @@ def _space_field(text: str, start: int) -> tuple[str | None, int]:
     return _escaped(text, start, " ")
 
 
+SIMPLE_IDENTIFIER = re.compile(r"[\w+\-$]+")
+"""The characters of an unquoted name: alphanumeric (by `str.isalnum()`, as a regular expression's
+word characters are, with `_`) or one of `_+-$`."""
+
+
 def _identifier(text: str, start: int) -> tuple[str | None, int]:
     if start < len(text) and text[start] == "`":
         return _escaped(text, start + 1, "`")
-    i = start
-    while i < len(text) and (text[i].isalnum() or text[i] in "_+-$"):
-        i += 1
-    return (text[start:i], i) if i > start else (None, i)
+    match = SIMPLE_IDENTIFIER.match(text, start)
+    return (match.group(), match.end()) if match else (None, start)
+
+
+SUFFIX_MARKS = {"/": Suffix.NAMESPACE, "#": Suffix.TYPE, ".": Suffix.TERM, ":": Suffix.META, "!": Suffix.MACRO}
 
 
 def _descriptors(text: str) -> tuple[Descriptor, ...] | None:
@@ -169,9 +183,7 @@ def _descriptors(text: str) -> tuple[Descriptor, ...] | None:
             found.append(Descriptor(name, Suffix.METHOD, text[j + 1 : close]))
             i = close + 2
             continue
-        suffix = {"/": Suffix.NAMESPACE, "#": Suffix.TYPE, ".": Suffix.TERM, ":": Suffix.META, "!": Suffix.MACRO}.get(
-            mark
-        )
+        suffix = SUFFIX_MARKS.get(mark)
         if suffix is None:
             return None
         found.append(Descriptor(name, suffix))
@@ -198,8 +210,7 @@ class SymbolInfo:
     enclosing_symbol: str
 
 
-@dataclass(frozen=True, slots=True)
-class Occurrence:
+class Occurrence(NamedTuple):
     span: Span
     symbol: str
     roles: int
@@ -226,14 +237,14 @@ class ScipIndex:
 
 
 def _occurrence_span(occ: pb.Occurrence) -> Span | None:
-    return _first_span(list(occ.range), occ, "single_line_range", "multi_line_range")
+    return _first_span(occ.range, occ, "single_line_range", "multi_line_range")
 
 
 def _enclosing_span(occ: pb.Occurrence) -> Span | None:
-    return _first_span(list(occ.enclosing_range), occ, "single_line_enclosing_range", "multi_line_enclosing_range")
+    return _first_span(occ.enclosing_range, occ, "single_line_enclosing_range", "multi_line_enclosing_range")
 
 
-def _first_span(packed: list[int], occ: pb.Occurrence, single: str, multi: str) -> Span | None:
+def _first_span(packed: Sequence[int], occ: pb.Occurrence, single: str, multi: str) -> Span | None:
     """A position from the packed `range` form, else from the newer typed messages."""
     if packed:
         return span(packed)
@@ -260,9 +271,10 @@ def _symbol_info(message: pb.SymbolInformation) -> SymbolInfo:
     )
 
 
-def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
+def load_index(data: bytes, where: str = "SCIP index", keep_locals: bool = True) -> ScipIndex:
     """Decode a SCIP payload; occurrences with a malformed range and documents outside the
-    project are dropped, never guessed at."""
+    project are dropped, never guessed at. Without `keep_locals` the occurrences of local
+    symbols are left out too: for an index whose locals nothing follows, they are half of it."""
     message = pb.Index()
     try:
         message.ParseFromString(data)
@@ -278,11 +290,12 @@ def load_index(data: bytes, where: str = "SCIP index") -> ScipIndex:
             continue
         occurrences: list[Occurrence] = []
         for occ in doc.occurrences:
-            where_span = _occurrence_span(occ)
-            if where_span is None:
+            symbol = occ.symbol
+            if not keep_locals and is_local(symbol):
                 continue
-            occurrences.append(Occurrence(where_span, occ.symbol, occ.symbol_roles & 0x3F,
-                                          _enclosing_span(occ)))  # fmt: skip
+            where_span = _occurrence_span(occ)
+            if where_span is not None:
+                occurrences.append(Occurrence(where_span, symbol, occ.symbol_roles & 0x3F, _enclosing_span(occ)))
         documents.append(
             Document(doc.relative_path, doc.language, tuple(occurrences), tuple(_symbol_info(s) for s in doc.symbols))
         )

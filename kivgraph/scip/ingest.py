@@ -44,6 +44,9 @@ from kivgraph.scip.index import (
 )
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
+LOCALS_FOLLOWED = frozenset({Provenance.SCIP_TYPESCRIPT})
+"""The indexes whose local symbols ingestion follows (scip-typescript names an object literal's
+method by one); the local occurrences of any other need not even be loaded."""
 INTERFACE_KINDS = frozenset({SymbolKind.INTERFACE, SymbolKind.TRAIT})
 HERITAGE_EDGES = frozenset({EdgeKind.IMPLEMENTS, EdgeKind.EXTENDS, EdgeKind.EMBEDS})
 
@@ -54,6 +57,8 @@ class SourceText:
 
     source: bytes
     starts: list[int]
+    ascii: bool
+    """Whether every line is ASCII, where characters are bytes whatever the encoding."""
 
     @classmethod
     def of(cls, source: bytes) -> "SourceText":
@@ -62,13 +67,15 @@ class SourceText:
         while position >= 0:
             starts.append(position + 1)
             position = source.find(b"\n", position + 1)
-        return cls(source, starts)
+        return cls(source, starts, source.isascii())
 
     def byte(self, line: int, character: int, encoding: TextEncoding) -> int:
         if line >= len(self.starts):
             return len(self.source)
         start = self.starts[line]
         end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.source)
+        if self.ascii:
+            return start + min(character, end - start)
         text = self.source[start:end]
         if text.isascii():
             return start + min(character, len(text))
@@ -107,30 +114,39 @@ def _site_roles(scopes: FileScopes, source: bytes) -> dict[int, SiteRole]:
     """
     roles: dict[int, SiteRole] = {}
     read = SiteRole(SyntaxRole.READ, "")
+    kinds: dict[tuple[SyntaxRole, str], SiteRole] = {}
     for ref in scopes.syntax.references:
-        names = [name.encode("utf-8") for name in ref.names if name]
-        here = SiteRole(ref.role, ref.subject)
+        here = kinds.get((ref.role, ref.subject))
+        if here is None:
+            here = kinds[(ref.role, ref.subject)] = SiteRole(ref.role, ref.subject)
         start = ref.start_byte
-        if not names:
-            continue
-        if source.startswith(names[0], start) and len(names) > 1:
-            offsets: list[int] = []
-            position = start
-            for name in names:
-                found = source.find(name, position, position + 4096)
-                if found < 0:
-                    break
-                offsets.append(found)
-                position = found + len(name)
-            if len(offsets) == len(names):
-                for offset in offsets[:-1]:
-                    roles.setdefault(offset, read)
-                roles[offsets[-1]] = here
+        if len(ref.names) == 1:  # most references: one name, nothing before it
+            last = ref.names[0].encode("utf-8")
+            if not last:
                 continue
-        if source.startswith(names[-1], start):
+        else:
+            names = [name.encode("utf-8") for name in ref.names if name]
+            if not names:
+                continue
+            if source.startswith(names[0], start) and len(names) > 1:
+                offsets: list[int] = []
+                position = start
+                for name in names:
+                    found = source.find(name, position, position + 4096)
+                    if found < 0:
+                        break
+                    offsets.append(found)
+                    position = found + len(name)
+                if len(offsets) == len(names):
+                    for offset in offsets[:-1]:
+                        roles.setdefault(offset, read)
+                    roles[offsets[-1]] = here
+                    continue
+            last = names[-1]
+        if source.startswith(last, start):
             roles[start] = here
             continue
-        found = source.find(names[-1], start, start + 4096)
+        found = source.find(last, start, start + 4096)
         roles[found if found >= 0 else start] = here
     return roles
 
@@ -185,6 +201,7 @@ def ingest(
     definitions: dict[str, Site] = {}
     local_sites: dict[tuple[str, str], Site] = {}
     """scip-typescript names an object literal's method by a local symbol; within its document."""
+    follow_locals = provenance in LOCALS_FOLLOWED
     typescript = provenance is Provenance.SCIP_TYPESCRIPT
     python = provenance is Provenance.SCIP_PYTHON
     covered: set[str] = set()
@@ -200,7 +217,7 @@ def ingest(
         text = texts[document.path] = SourceText.of(source)
         by_name_position = {(d.name_line, d.name_column): i for i, d in enumerate(scopes.syntax.declarations)}
         for occurrence in document.occurrences:
-            if not occurrence.roles & DEFINITION or (is_local(occurrence.symbol) and not typescript):
+            if not occurrence.roles & DEFINITION or (is_local(occurrence.symbol) and not follow_locals):
                 continue
             start = occurrence.span
             byte = text.byte(start.start_line, start.start_character, index.encoding)

@@ -120,3 +120,35 @@ def test_documents_outside_the_project_are_left_out_not_followed():
     inside = message.documents.add()
     inside.relative_path = "pkg/a.go"
     assert [d.path for d in load_index(message.SerializeToString()).documents] == ["pkg/a.go"]
+
+
+@pytest.mark.parametrize(
+    ("text", "package", "version", "names"),
+    [
+        ("scip-go gomod example.com/my  mod v1  0 `example.com/my mod/pkg`/Run().", "example.com/my mod", "v1 0",
+         ["example.com/my mod/pkg", "Run"]),
+        ("s m p v `a``b`#c$+-.", "p", "v", ["a`b", "c$+-"]),
+        ("s m p . Grüße#läuft().", "p", "", ["Grüße", "läuft"]),
+    ],
+)  # fmt: skip
+def test_escaped_fields_backquoted_names_and_unicode_identifiers_parse(
+    text: str, package: str, version: str, names: list[str]
+):
+    symbol = parse_symbol(text)
+    assert symbol is not None
+    assert (symbol.package, symbol.version, [d.name for d in symbol.descriptors]) == (package, version, names)
+
+
+def test_local_occurrences_can_be_left_out_when_nothing_follows_them():
+    message = pb.Index()
+    message.metadata.tool_info.name = "scip-go"
+    doc = message.documents.add()
+    doc.relative_path = "main.go"
+    for symbol in ("local 0", "scip-go gomod example.com/demo . `example.com/demo`/main()."):
+        occurrence = doc.occurrences.add()
+        occurrence.range.extend([2, 5, 9])
+        occurrence.symbol = symbol
+    payload = message.SerializeToString()
+    assert [o.symbol for o in load_index(payload).documents[0].occurrences][0] == "local 0"
+    [kept] = load_index(payload, keep_locals=False).documents[0].occurrences
+    assert kept.symbol.endswith("main().") and kept.span == Span(2, 5, 2, 9)

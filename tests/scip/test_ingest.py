@@ -4,7 +4,8 @@ index that runs everywhere."""
 from kivgraph.indexing import index_repository
 from kivgraph.model import Confidence, EdgeKind, Provenance
 from kivgraph.scip import scip_subset_pb2 as pb
-from kivgraph.scip.index import load_index
+from kivgraph.scip.index import TextEncoding, load_index
+from kivgraph.scip.ingest import SourceText
 from tests.scip.analyzers import require, run_indexer
 
 ANIMALS = {
@@ -92,3 +93,15 @@ def test_uses_of_symbols_the_index_does_not_define_become_external_references(ma
     assert (external.package, external.symbol, external.manager, external.version, external.line) == (
         "python-stdlib", "os.getcwd", "python", "3.11", 5,
     )  # fmt: skip
+
+
+def test_scip_positions_become_byte_offsets_in_ascii_and_non_ascii_sources():
+    ascii_only = SourceText.of(b"ab\ncd\n")
+    assert ascii_only.byte(1, 1, TextEncoding.UTF8) == 4
+    assert ascii_only.byte(1, 9, TextEncoding.UTF8) == 6  # past the line's end: the next line's start
+    assert ascii_only.byte(5, 0, TextEncoding.UTF8) == 6  # past the last line: the end
+    mixed = SourceText.of("a\nxé y\n\U0001f600x\n".encode())
+    assert mixed.byte(0, 1, TextEncoding.UTF8) == 1  # an ASCII line of a file that is not
+    assert mixed.byte(1, 3, TextEncoding.UTF8) == 6  # é is one character of two bytes
+    assert mixed.byte(2, 1, TextEncoding.UTF8) == 12  # the emoji is one character…
+    assert mixed.byte(2, 2, TextEncoding.UTF16) == 12  # …and two UTF-16 code units

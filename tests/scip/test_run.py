@@ -130,8 +130,12 @@ def test_rust_workspace_calls_and_trait_impls_are_exact_with_rust_analyzer(make_
     implements = {(e.confidence, e.file) for e in generation.edges if e.kind is EdgeKind.IMPLEMENTS}
     # Type-level impls are exact; each impl method implements the trait method of its name.
     certain = Confidence.STRUCTURAL_CERTAIN
-    assert implements == {(EXACT, "core_lib/src/model.rs"), (certain, "core_lib/src/model.rs"),
-                          (EXACT, "core_lib/src/storage/cache.rs"), (certain, "core_lib/src/storage/cache.rs")}
+    assert implements == {
+        (EXACT, "core_lib/src/model.rs"),
+        (certain, "core_lib/src/model.rs"),
+        (EXACT, "core_lib/src/storage/cache.rs"),
+        (certain, "core_lib/src/storage/cache.rs"),
+    }
 
 
 def test_typescript_without_a_tsconfig_is_an_invisible_scope_and_keeps_candidates(make_repo):
@@ -253,3 +257,20 @@ def test_require_analyzers_refuses_to_store_an_index_whose_checker_crashed(make_
     assert plain.exit_code == 0, plain.output
     both = CliRunner().invoke(cli, ["index", str(repo.path), "--no-analyzers", "--require-analyzers"])
     assert both.exit_code == 2 and "--require-analyzers needs the analyzers" in both.output
+
+
+def test_go_commands_run_with_trimpath_beside_the_flags_of_the_users_go_env(make_repo, tmp_path, monkeypatch):
+    require("scip-go")  # and with it the go command
+    seen = tmp_path / "goflags.txt"
+    recorder = executable(
+        tmp_path / "scip-go", f'case "$1" in --version) echo 0.2.9;; *) printf %s "$GOFLAGS" > "{seen}"; exit 2;; esac'
+    )
+    go_env = tmp_path / "go.env"
+    go_env.write_text("GOFLAGS=-tags=kivgraph_test\n", encoding="utf-8")
+    monkeypatch.setenv("GOENV", str(go_env))
+    monkeypatch.setenv("GOFLAGS", "-mod=vendor")  # the variable itself is never passed on
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", recorder)
+    generation = index_repository(str(make_repo(GO_MODULE).path), run_analyzers=True)
+    assert seen.read_text(encoding="utf-8") == "-tags=kivgraph_test -trimpath"
+    # go mod download and go list ran with them too, and found nothing wrong.
+    assert [s.reason for s in generation.invisible_scopes] == ["ANALYZER_CRASHED"]
