@@ -24,6 +24,7 @@ from kivgraph.languages.scopes import FileScopes, module_qualified_name
 from kivgraph.languages.syntax import FileSyntax
 from kivgraph.model import (
     FileRecord,
+    FileRole,
     FileStatus,
     Generation,
     GenerationHeader,
@@ -37,6 +38,7 @@ from kivgraph.model import (
     canonical_identity,
     stable_key,
 )
+from kivgraph.model.roles import CONFIG_FILE, HEAD_BYTES, RoleRules, role_by_convention, role_rules
 from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
 from kivgraph.scip.run import Analysis, AnalyzerRun
@@ -275,7 +277,12 @@ def _index_parsed(
     unresolved: list[Unresolved] = []
     parsed: dict[str, tuple[Language, FileSyntax]] = {}
     line_counts: dict[str, int] = {}
+    config = read(CONFIG_FILE)
+    rules = (
+        role_rules(config.decode("utf-8", "replace"), f"{CONFIG_FILE} at {snap.commit[:12]}") if config else RoleRules()
+    )
     for done, (record, syntax, lines) in enumerate(parse_files(wanted, jobs), 1):
+        record = replace(record, role=rules.role_of(record.path, record.role))
         records.append(record)
         if syntax is not None:
             parsed[record.path] = (record.language, syntax)
@@ -314,7 +321,7 @@ def _index_parsed(
     if progress is not None:
         progress("resolve", 1, 1)
 
-    symbols = _symbols(scopes, resolver, line_counts)
+    symbols = _symbols(scopes, resolver, line_counts, {r.path: r.role for r in records})
     header = GenerationHeader(
         repository=snap.repository,
         commit=snap.commit,
@@ -382,12 +389,14 @@ def parse_files(
 def parse_job(job: ParseJob) -> tuple[FileRecord, FileSyntax | None, int]:
     """Parse one file (in this process or a worker): its record, its syntax, its line count."""
 
+    source = job.source
+
     def record(status: FileStatus) -> FileRecord:
-        return FileRecord(job.path, job.language, job.digest, job.size, status)
+        role = role_by_convention(job.path, job.language, source[:HEAD_BYTES])
+        return FileRecord(job.path, job.language, job.digest, job.size, status, role)
 
     if job.status is not None:
         return record(job.status), None, 0
-    source = job.source
     if b"\x00" in source[:BINARY_SNIFF]:
         return record(FileStatus.SKIPPED_BINARY), None, 0
     syntax = adapter(job.language).parse(job.path, source)
@@ -434,10 +443,15 @@ def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
         f.keys = keys
 
 
-def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dict[str, int]) -> list[Symbol]:
+def _symbols(
+    scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dict[str, int], roles: dict[str, FileRole]
+) -> list[Symbol]:
     symbols: list[Symbol] = []
     for path, f in scopes.items():
         package_id = f.package.id if f.package else ""
+        file_role = roles.get(path, FileRole.SOURCE)
+        regions = f.syntax.test_regions
+
         line_count = max(line_counts.get(path, 1), 1)
         name = path.rpartition("/")[2]
         symbols.append(
@@ -457,6 +471,7 @@ def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dic
                 None,
                 package_id,
                 "",
+                file_role,
             )
         )
         for i, d in enumerate(f.syntax.declarations):
@@ -482,9 +497,14 @@ def _symbols(scopes: dict[str, FileScopes], resolver: Resolver, line_counts: dic
                     container=container,
                     package=package_id,
                     doc=d.doc,
+                    role=FileRole.TEST if _within(d.start_line, regions) else file_role,
                 )
             )
     return symbols
+
+
+def _within(line: int, regions: tuple[tuple[int, int], ...]) -> bool:
+    return any(first <= line <= last for first, last in regions)
 
 
 def _analyzer_versions() -> tuple[tuple[str, str], ...]:

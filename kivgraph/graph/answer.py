@@ -136,12 +136,12 @@ def renamed(page: Row, old: str, new: str, convert: Callable[[Any], Any] = lambd
 
 
 def label(row: Row) -> str:
-    """`qualified_name@start[-end]`; a reference row adds `:site_line`, the line of the use, so two uses
-    by one symbol stay two rows a reader can tell apart (`main@10-14:12`)."""
+    """`qualified_name@start[-end]`; a reference row adds `:lines`, the lines it uses the subject on
+    (`main@10-14:12` — three calls from one function are one row, `main@10-14:11,12,13`)."""
     name = row.get("qualified_name") or row.get("name") or ""
     start, end = row.get("start_line", 0), row.get("end_line", 0)
-    site = row.get("site_line", 0)
-    return f"{name}@{start}" + (f"-{end}" if end > start else "") + (f":{site}" if site else "")
+    lines: list[int] = row.get("lines") or []
+    return f"{name}@{start}" + (f"-{end}" if end > start else "") + (":" + ",".join(map(str, lines)) if lines else "")
 
 
 def spell_by_file(tail: Sequence[str], repository: str | None) -> Callable[[Sequence[Row], frozenset[str]], list[Any]]:

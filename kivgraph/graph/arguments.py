@@ -34,7 +34,7 @@ def schema(params: Sequence[Param]) -> dict[str, Any]:
     for p in params:
         prop: dict[str, Any] = {"type": JSON_TYPES[p.type], "description": p.description}
         if p.type == "strings":
-            prop["items"] = {"type": "string"}
+            prop["items"] = {"type": "string", **({"enum": list(p.enum)} if p.enum else {})}
         if p.type == "selectors":
             prop["items"] = {
                 "type": "object",
@@ -46,7 +46,7 @@ def schema(params: Sequence[Param]) -> dict[str, Any]:
             prop["minimum"] = p.minimum
         if p.maximum is not None and p.type == "integer":
             prop["maximum"] = p.maximum
-        if p.enum:
+        if p.enum and p.type == "string":
             prop["enum"] = list(p.enum)
         if p.default is not None:
             prop["default"] = p.default
@@ -120,6 +120,9 @@ def _check(p: Param, value: object) -> Any:
             return [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in cast(list[object], value)):
             raise InvalidArgumentError(f"{p.name} must be a list of strings")
+        for item in cast(list[str], value):
+            if p.enum and item not in p.enum:
+                raise InvalidArgumentError(f'{p.name} "{item}" is unsupported, use any of: {", ".join(p.enum)}')
         return list(cast(list[str], value))
     # selectors
     if not isinstance(value, list):

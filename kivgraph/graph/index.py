@@ -17,8 +17,8 @@ import numpy.typing as npt
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.graph.link import PackageDependency, link
 from kivgraph.graph.load import LoadedRepository
-from kivgraph.model import Confidence, EdgeKind, FileStatus, Language, Provenance, SymbolKind, last_name
-from kivgraph.store.codec import KEY_BYTES, NONE
+from kivgraph.model import Confidence, EdgeKind, FileRole, FileStatus, Language, Provenance, SymbolKind, last_name
+from kivgraph.store.codec import KEY_BYTES, NONE, read_role, roles_of
 
 IntArray = npt.NDArray[np.int32]
 EDGE_KINDS = list(EdgeKind)
@@ -26,12 +26,15 @@ CONFIDENCES = list(Confidence)
 PROVENANCES = list(Provenance)
 SYMBOL_KINDS = list(SymbolKind)
 LANGUAGES = list(Language)
+ROLES = list(FileRole)
+TEST_ROLE = ROLES.index(FileRole.TEST)
 KEY_TEXT_LENGTH = 52
 """A stable key's text: 256 bits in unpadded base32."""
 REFERENCE_KINDS = frozenset(k for k in EdgeKind if k not in (EdgeKind.CONTAINS, EdgeKind.METHOD_OF))
 """Edge kinds that are uses; containment is structure and never a row of a reference query. UNKNOWN (a
 kind only a newer writer knows) is one: it may be a use, and a use is never dropped."""
 UNKNOWN_LANGUAGE = "UNKNOWN_LANGUAGE"
+LANGUAGE_NAMES = frozenset(x.value for x in Language)
 """The invisible-scope reason charged for a language only a newer writer knows (its name is kept)."""
 E = TypeVar("E", bound=StrEnum)
 
@@ -55,6 +58,7 @@ class FileInfo:
     language: str
     digest: str
     status: str
+    role: str = FileRole.SOURCE.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +123,16 @@ def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:
     return values
 
 
+def symbol_roles(symbols: dict[str, IntArray], strings: list[str], file_roles: list[int]) -> IntArray:
+    """Role codes per symbol: as stored (format 1.4), else the role of the symbol's file."""
+    if "role" in symbols:
+        stored, inverse = np.unique(symbols["role"], return_inverse=True)
+        codes = np.array([ROLES.index(read_role(strings[int(x)])) for x in stored], dtype=np.int32)
+        return codes[inverse].astype(np.int32) if len(stored) else np.zeros(0, np.int32)
+    by_file = np.array([*file_roles, ROLES.index(FileRole.SOURCE)], dtype=np.int32)  # NONE → the last: source
+    return by_file[symbols["file"]] if len(symbols["file"]) else np.zeros(0, np.int32)
+
+
 def _csr(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
     """(indptr, edge ids ordered by key): the edges of node n are ids[indptr[n]:indptr[n + 1]]."""
     order = np.argsort(keys, kind="stable").astype(np.int32)
@@ -146,6 +160,7 @@ class Graph:
         docs: list[str] = []
         kinds: list[IntArray] = []
         langs: list[IntArray] = []
+        roles: list[IntArray] = []
         files: list[FileInfo] = []
         packages: list[PackageInfo] = []
         symbol_columns: dict[str, list[IntArray]] = defaultdict(list)
@@ -165,10 +180,13 @@ class Graph:
             f = c.tables["files"]
             file_paths = [st[i] for i in ints(f["path"])]
             status_names = known_names(list(FileStatus), voc["file_status"], FileStatus.UNKNOWN)
+            languages = [Language(x) if x in LANGUAGE_NAMES else None for x in lang_names]
+            file_roles = roles_of(st, ints(f["role"]) if "role" in f else None, ints(f["path"]),
+                                  [languages[x] for x in ints(f["language"])])  # fmt: skip
             files.extend(
-                FileInfo(r, p, lang_names[lg], st[d], status_names[s])
-                for p, lg, d, s in zip(file_paths, ints(f["language"]), ints(f["digest"]), ints(f["status"]),
-                                       strict=True)
+                FileInfo(r, p, lang_names[lg], st[d], status_names[s], role.value)
+                for p, lg, d, s, role in zip(file_paths, ints(f["language"]), ints(f["digest"]), ints(f["status"]),
+                                             file_roles, strict=True)
             )  # fmt: skip
             p = c.tables["packages"]
             shipped_in = ints(p["distribution"]) if "distribution" in p else [0] * len(p["id"])  # format 1.1
@@ -190,6 +208,7 @@ class Graph:
             lang_map = np.array([language_codes[x] for x in lang_names], dtype=np.int32)
             kinds.append(kind_map[s["kind"]] if len(s["kind"]) else np.zeros(0, np.int32))
             langs.append(lang_map[s["language"]] if len(s["language"]) else np.zeros(0, np.int32))
+            roles.append(symbol_roles(s, st, [ROLES.index(x) for x in file_roles]))
             count = c.count("symbols")
             self.symbol_offsets.append(symbol_base)
 
@@ -263,6 +282,8 @@ class Graph:
         self.docs: list[str] = docs
         self.kind = joined(kinds)
         self.language = joined(langs)
+        self.role = joined(roles)
+        """Each symbol's role, as a code into ROLES (graph/roles: what answers list and count)."""
         self.files = files
         self.packages = packages
         self.file = joined(symbol_columns["file"])
@@ -456,6 +477,18 @@ class Graph:
 
     def language_of(self, symbol: int) -> str:
         return self.language_names[int(self.language[symbol])]
+
+    @cached_property
+    def members(self) -> dict[int, list[int]]:
+        """Each symbol's direct members (a struct's fields, a class's methods), built on first use."""
+        found: dict[int, list[int]] = {}
+        for i, parent in enumerate(ints(self.container)):
+            if parent != NONE:
+                found.setdefault(parent, []).append(i)
+        return found
+
+    def role_of(self, symbol: int) -> str:
+        return ROLES[int(self.role[symbol])].value
 
     def repository_name(self, symbol: int) -> str:
         return self.repositories[int(self.repository[symbol])].name

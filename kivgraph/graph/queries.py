@@ -26,10 +26,12 @@ from kivgraph.graph.index import (
     PROVENANCES,
     REFERENCE_KINDS,
     SYMBOL_KINDS,
+    TEST_ROLE,
     Graph,
     ints,
 )
 from kivgraph.graph.intent import IntentIndex
+from kivgraph.graph.listing import listed_roles, not_listed, path_filter
 from kivgraph.graph.load import refresh
 from kivgraph.graph.select import MODULE, PACKAGE, check_repository, clean_path, resolve, resolve_all
 from kivgraph.graph.source import SourceRequest, read_bodies, render_bodies
@@ -82,6 +84,8 @@ PRODUCER_CODES = frozenset(SYMBOL_KINDS.index(k) for k in CALLABLE_KINDS)
 callers are uses of the type too."""
 ALIAS_CODES = frozenset(SYMBOL_KINDS.index(k) for k in (SymbolKind.TYPE_ALIAS, SymbolKind.TYPE))
 TYPE_USES_CODE = EDGE_KINDS.index(EdgeKind.TYPE_USES)
+FIELD_CODES = frozenset(SYMBOL_KINDS.index(k) for k in (SymbolKind.FIELD, SymbolKind.PROPERTY))
+"""Members that hold a value of a type: their type uses are the holding type's (reach through containment)."""
 STRUCTURAL_LANGUAGES = frozenset({Language.GO.value, Language.TYPESCRIPT.value, Language.JAVASCRIPT.value})
 """Languages that check a type against an interface where it is used as one. Elsewhere (Rust, Dart)
 conformance is declared once, so the implementing members are what breaks."""
@@ -100,13 +104,9 @@ class Session:
         g = self.graph
         return IntentIndex.build(g.names, g.qualified_names, [g.path_of(i) for i in range(g.size)], g.docs)
 
-    @cached_property
+    @property
     def members(self) -> dict[int, list[int]]:
-        found: dict[int, list[int]] = {}
-        for i, parent in enumerate(ints(self.graph.container)):
-            if parent != NONE:
-                found.setdefault(parent, []).append(i)
-        return found
+        return self.graph.members
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -340,16 +340,24 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
     if repo_filter is not None:
         check_repository(g, repo_filter)
     allow_derived = derived_allowed(g, args)
+    prefix = path_filter(args.get("path_prefix"))
+    listed = listed_roles(args.get("roles"))
 
     def keep_end(other: int) -> bool:
         if repo_filter is not None and g.repository_name(other) != repo_filter:
             return False
         if args.get("language") and g.language_of(other) != args["language"]:
             return False
+        if prefix and not g.path_of(other).startswith(prefix):
+            return False
         return allow_derived or not g.is_derived(other)
 
+    excluded = 0
+
     def keep(e: int, other: int) -> bool:
+        nonlocal excluded
         if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
+            excluded += default_ran and EDGE_KINDS[int(g.edge_kind[e])].value in DEFAULT_EXCLUDED
             return False
         return keep_end(other)
 
@@ -381,32 +389,36 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
             other = int(g.edge_source[x])
             if keep_end(other):
                 grouped["conformance"].append((x, other, g.qualified_names[owner]))
-    found = [(group, e, other, via) for group in REFERENCE_GROUPS for e, other, via in grouped[group]]
-    counts = {group: len(grouped[group]) for group in REFERENCE_GROUPS}
+    found = [ref for group in REFERENCE_GROUPS for ref in one_row_per_user(g, group, grouped[group])]
+    counts = Counter(ref.group for ref in found)
+    shown = sorted((ref for ref in found if g.role_of(ref.other) in listed), key=lambda ref: ref.test_last(g))
     name = g.names[subject]
     spots = g.unresolved_naming(name)
     identity = {"tool": "find_references", **selector_identity(args), "qualified_name": g.qualified_names[subject],
                 "direction": args["direction"], "repo": repo_filter, "language": args.get("language"),
-                "edge_kinds": canonical, "confidence": args.get("confidence")}  # fmt: skip
+                "edge_kinds": canonical, "confidence": args.get("confidence"), "path_prefix": prefix,
+                "roles": sorted(listed)}  # fmt: skip
     limit_default = args["limit"]
     if args["view"] == "files" and args.get("limit_given") is None:
         args = {**args, "limit": max(limit_default, 500)}
-    page, cursor = paginate(g, found, args, identity, "references-v1")
+    page, cursor = paginate(g, shown, args, identity, "references-v2")
     detailed = args["response_format"] == "detailed"
     rows: list[Row] = []
     paged: dict[str, list[Row]] = {group: [] for group in REFERENCE_GROUPS}
-    for group, e, other, via in page:
-        row = {**symbol_row(g, other, detailed), **edge_columns(g, e), "site_line": int(g.edge_line[e])}
-        if group == "conformance":
+    for ref in page:
+        row = {**symbol_row(g, ref.other, detailed), **edge_columns(g, ref.edge), "lines": ref.lines}
+        if ref.group == "conformance":
             row.update(edge_kind=CONFORMANCE, confidence=Confidence.CANDIDATE.value)
-        if via:
-            row["via"] = via
+        if ref.via:
+            row["via"] = ref.via
         rows.append(row)
-        paged[group].append(row)
-    languages = {g.language_of(subject)} | {r["language"] for r in rows}
+        paged[ref.group].append(row)
+    languages = {g.language_of(subject)} | {g.language_of(ref.other) for ref in found}
     verdict = completeness(g, name, [int(g.repository[subject])], g.unresolved_naming(name), languages,
                            args["direction"])  # fmt: skip
     total = len(found)
+    view = args["view"]
+    unlisted = not_listed(g, (ref.other for ref in found if g.role_of(ref.other) not in listed), view != "compact")
     guidance = ""
     if total == 0:
         guidance = (
@@ -416,54 +428,92 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
             + "; widen with find_cross_repo_consumers, or check graph_status if the tree moved"
             if incoming else "the symbol reaches nothing; ask with direction=incoming"
         )  # fmt: skip
+    elif not shown:
+        guidance = f"every row is {' or '.join(unlisted)} code, counted under not_listed: pass roles to list them"
     elif cursor is not None:
-        guidance = truncated_guidance(len(rows), total, "edge_kinds, confidence, repo or language")
+        guidance = truncated_guidance(len(rows), len(shown), "edge_kinds, confidence, repo, path_prefix or language")
     elif counts["references"] == 0:
-        listed = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((counts["overrides"], "override"),
-                  (counts["conformance"], "conformance site")) if n]  # fmt: skip
-        guidance = (f"no use names this symbol; {' and '.join(listed)} {'is' if total == 1 else 'are'} listed "
-                    "apart, under their own keys")  # fmt: skip
+        listed_apart = [f"{n} {word}{'s' if n != 1 else ''}" for n, word in ((counts["overrides"], "override"),
+                        (counts["conformance"], "conformance site")) if n]  # fmt: skip
+        guidance = (f"no use names this symbol; {' and '.join(listed_apart)} {'is' if total == 1 else 'are'} "
+                    "listed apart, under their own keys")  # fmt: skip
     subject_row = symbol_row(g, subject, detailed)
     extras: Row = {}
     if counts["overrides"] or counts["conformance"]:
-        extras["counts"] = counts
-    if default_ran:
+        extras["counts"] = {group: counts[group] for group in REFERENCE_GROUPS}
+    if default_ran and (view == "full" or excluded):
         extras["edge_kinds_default_excluded"] = list(DEFAULT_EXCLUDED)
     if dispatch:
         extras["dispatch_through"] = dispatch
+    if unlisted:
+        extras["not_listed"] = unlisted
     apart = [group for group in REFERENCE_GROUPS[1:] if counts[group]]
-    view = args["view"]
     if view == "full":
         results: Row = {"subject": {k: subject_row[k] for k in ("stable_key", "name", "qualified_name", "kind",
                                                                 "repository", "file_path", "start_line")},
                         "direction": args["direction"], "references": paged["references"],
                         **{group: paged[group] for group in apart}, **extras}  # fmt: skip
-    elif view == "files":
-        header = hoist(rows, ["repository"])
-
-        def file_counts(items: list[Row]) -> list[Row]:
-            return file_entries(items, "count", header.get("repository"))
-
-        results = {"subject": at(g, subject), "qn": qualified_name(g, subject), "direction": args["direction"],
-                   **header, **{k: v for k, v in extras.items() if k != "dispatch_through"},
-                   "files": file_counts(paged["references"]),
-                   **{group: {"files": file_counts(paged[group])} for group in apart if paged[group]}}  # fmt: skip
     else:
+        asked = {args.get("name"), args.get("qualified_name")}
+        named: Row = {"subject": at(g, subject)}
+        if qualified_name(g, subject) not in asked:
+            named["qn"] = qualified_name(g, subject)
+        if not incoming:
+            named["direction"] = args["direction"]
         header = hoist(rows, ["repository"])
-        tail = ["kind", "edge_kind", "confidence", "provenance", "via"]
+        if view == "files":
 
-        def shape(items: list[Row]) -> Row:
-            return compact_page(items, tail, tail, "files", spell_by_file(tail, header.get("repository")))
+            def file_counts(items: list[Row]) -> list[Row]:
+                return file_entries(items, "count", header.get("repository"))
 
-        results = {"subject": at(g, subject), "qn": qualified_name(g, subject), "direction": args["direction"],
-                   **header, **shape(paged["references"]),
-                   **{group: shape(paged[group]) for group in apart if paged[group]}, **extras}  # fmt: skip
-    exact = sum(1 for group, e, _, _ in found if group != "conformance" and int(g.edge_confidence[e]) in EXACT_CODES)
-    candidate = sum(1 for group, e, _, _ in found
-                    if group == "conformance" or int(g.edge_confidence[e]) == CANDIDATE_CODE)  # fmt: skip
+            results = {**named, **header, **{k: v for k, v in extras.items() if k != "dispatch_through"},
+                       "files": file_counts(paged["references"]),
+                       **{group: {"files": file_counts(paged[group])} for group in apart if paged[group]}}  # fmt: skip
+        else:
+            tail = ["kind", "edge_kind", "confidence", "provenance", "via"]
+
+            def shape(items: list[Row]) -> Row:
+                return compact_page(items, tail, tail, "files", spell_by_file(tail, header.get("repository")))
+
+            results = {**named, **header, **shape(paged["references"]),
+                       **{group: shape(paged[group]) for group in apart if paged[group]}, **extras}  # fmt: skip
+    exact = sum(1 for ref in found if ref.group != "conformance" and int(g.edge_confidence[ref.edge]) in EXACT_CODES)
+    candidate = sum(1 for ref in found
+                    if ref.group == "conformance" or int(g.edge_confidence[ref.edge]) == CANDIDATE_CODE)  # fmt: skip
     coverage = coverage_of(exact=exact, candidate=candidate, unresolved_related=len(spots))
     return envelope(g, results, total=total, returned=len(rows), compact=view != "full", next_cursor=cursor,
                     coverage=coverage, completeness=verdict, guidance=guidance)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One row of find_references: a user of the subject, by one relation, with every line it uses
+    the subject on (`edge` is the first; the relation, confidence and provenance are all its edges')."""
+
+    group: str
+    other: int
+    via: str
+    edge: int
+    lines: list[int]
+
+    def test_last(self, g: Graph) -> bool:
+        return int(g.role[self.other]) == TEST_ROLE
+
+
+def one_row_per_user(g: Graph, group: str, refs: list[tuple[int, int, str]]) -> list[Reference]:
+    """A user with several sites is one row carrying their lines, in order of first mention."""
+    merged: dict[tuple[int, str, int, int, int], Reference] = {}
+    for e, other, via in refs:
+        key = (other, via, int(g.edge_kind[e]), int(g.edge_confidence[e]), int(g.edge_provenance[e]))
+        found = merged.get(key)
+        line = int(g.edge_line[e])
+        if found is None:
+            merged[key] = Reference(group, other, via, e, [line] if line else [])
+        elif line and line not in found.lines:
+            found.lines.append(line)
+    for ref in merged.values():
+        ref.lines.sort()
+    return list(merged.values())
 
 
 # -- traversals ------------------------------------------------------------------------------------
@@ -510,6 +560,12 @@ def walk(
             continue
         # (edge, interface member crossed, the type whose use it is when a conformance site else NONE)
         steps = [(e, "", NONE) for e in ints(g.incoming(node) if reverse else g.outgoing(node)) if passes(e)]
+        if not reverse and int(g.kind[node]) in TYPE_CODES:
+            # A type uses what its fields' types name: the struct holding a `Set` depends on Set.
+            for member in g.members.get(node, ()):
+                if int(g.kind[member]) in FIELD_CODES:
+                    steps += [(e, "", NONE) for e in ints(g.outgoing(member))
+                              if int(g.edge_kind[e]) == TYPE_USES_CODE and passes(e)]  # fmt: skip
         if reverse and cross_interfaces and member_level(g, node):
             # A member's own dispatch only: a type implementing a trait is not used where the trait is.
             for e in ints(g.outgoing(node)):
@@ -533,7 +589,21 @@ def walk(
             else:
                 visits.append(Visit(other, level + 1, e, owner, through, conformance=True))
             queue.append((other, level + 1))
+            holder = holding_type(g, other, e) if reverse else NONE
+            if holder != NONE and holder not in seen and len(seen) < max_nodes:
+                seen.add(holder)
+                visits.append(Visit(holder, level + 1, e, node, through))
+                queue.append((holder, level + 1))
     return visits, truncated
+
+
+def holding_type(g: Graph, field: int, e: int) -> int:
+    """The type a field belongs to when `e` is the field's type use (a field's type is a type use of
+    the type holding it, so a change reaches that type's users too); NONE otherwise."""
+    if int(g.edge_kind[e]) != TYPE_USES_CODE or int(g.kind[field]) not in FIELD_CODES:
+        return NONE
+    holder = int(g.container[field])
+    return holder if holder != NONE and int(g.kind[holder]) in TYPE_CODES else NONE
 
 
 def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
@@ -568,16 +638,28 @@ def traversal_page(g: Graph, rows: list[Row], view: str) -> Row:
     return {**header, **shape}
 
 
+def listed_visits(g: Graph, kept: list[Visit], args: dict[str, Any]) -> tuple[list[Visit], Row]:
+    """The visits a page lists (their roles asked for, non-test first) and the rest, counted."""
+    listed = listed_roles(args.get("roles"))
+    shown = sorted((v for v in kept if g.role_of(v.node) in listed), key=lambda v: int(g.role[v.node]) == TEST_ROLE)
+    unlisted = not_listed(g, (v.node for v in kept if g.role_of(v.node) not in listed), args["view"] != "compact")
+    return shown, unlisted
+
+
 def traversal_answer(
-    g: Graph, results: Row, kept: list[Visit], returned: int, cursor: str | None, verdict: Row,
+    g: Graph, results: Row, kept: list[Visit], shown: int, returned: int, cursor: str | None, verdict: Row,
     unresolved_related: int, view: str,
 ) -> Row:  # fmt: skip
     """The envelope both walks share: guidance when the count misleads, coverage over every row."""
     guidance = ""
     if not kept:
         guidance = "the traversal reached nothing within its bounds; raise depth or call find_references"
+    elif not shown:
+        guidance = (
+            f"every row is {' or '.join(results['not_listed'])} code, counted under not_listed: pass roles to list them"
+        )
     elif cursor is not None:
-        guidance = truncated_guidance(returned, len(kept), "depth, max_nodes, edge_kinds or confidence")
+        guidance = truncated_guidance(returned, shown, "depth, max_nodes, path_prefix, edge_kinds or confidence")
     coverage = coverage_of_edges(g, [v.edge for v in kept if not v.conformance], unresolved_related=unresolved_related)
     coverage["candidate"] += sum(1 for v in kept if v.conformance)
     return envelope(g, results, total=len(kept), returned=returned, compact=view != "full", next_cursor=cursor,
@@ -595,14 +677,18 @@ def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
     seeds = [root, *s.members.get(root, [])]
     visits, truncated = walk(g, seeds, False, args["depth"], args["max_nodes"], kinds, confidence, False)
     allow_derived = derived_allowed(g, args)
+    prefix = path_filter(args.get("path_prefix"))
     kept = [v for v in visits
             if (repo_filter is None or g.repository_name(v.node) == repo_filter)
             and (not args.get("language") or g.language_of(v.node) == args["language"])
+            and (not prefix or g.path_of(v.node).startswith(prefix))
             and (allow_derived or not g.is_derived(v.node))]  # fmt: skip
+    shown, unlisted = listed_visits(g, kept, args)
     identity = {"tool": "trace_dependencies", **selector_identity(args), "depth": args["depth"],
                 "max_nodes": args["max_nodes"], "repo": repo_filter, "language": args.get("language"),
-                "edge_kinds": canonical, "confidence": args.get("confidence")}  # fmt: skip
-    page, cursor = paginate(g, kept, args, identity, "dependencies-v1")
+                "edge_kinds": canonical, "confidence": args.get("confidence"), "path_prefix": prefix,
+                "roles": args.get("roles")}  # fmt: skip
+    page, cursor = paginate(g, shown, args, identity, "dependencies-v2")
     detailed = args["response_format"] == "detailed"
     rows = [reached_row(g, v, detailed) for v in page]
     name = g.names[root]
@@ -618,7 +704,9 @@ def trace_dependencies(s: Session, args: dict[str, Any]) -> Row:
         results: Row = {**summary, "traversal_truncated": truncated, "nodes": rows}
     else:
         results = {**summary, **({"traversal_truncated": True} if truncated else {}), **traversal_page(g, rows, "")}
-    return traversal_answer(g, results, kept, len(rows), cursor, verdict, failures, args["view"])
+    if unlisted:
+        results["not_listed"] = unlisted
+    return traversal_answer(g, results, kept, len(shown), len(rows), cursor, verdict, failures, args["view"])
 
 
 def blast_kinds(values: list[str] | None) -> tuple[frozenset[str] | None, list[str] | None]:
@@ -653,11 +741,13 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
         wanted = kind not in BLAST_KINDS_EXCLUDED if selected is None else kind in selected
         return wanted and (allow_derived or not g.is_derived(v.node))
 
-    kept = [v for v in visits if reported(v)]
+    prefix = path_filter(args.get("path_prefix"))
+    kept = [v for v in visits if reported(v) and (not prefix or g.path_of(v.node).startswith(prefix))]
+    shown, unlisted = listed_visits(g, kept, args)
     identity = {"tool": "get_blast_radius", **selector_identity(args), "depth": args["depth"],
                 "max_nodes": args["max_nodes"], "edge_kinds": canonical, "confidence": args.get("confidence"),
-                "kinds": kinds_list}  # fmt: skip
-    page, cursor = paginate(g, kept, args, identity, "blast-radius-v1")
+                "kinds": kinds_list, "path_prefix": prefix, "roles": args.get("roles")}  # fmt: skip
+    page, cursor = paginate(g, shown, args, identity, "blast-radius-v2")
     detailed = args["response_format"] == "detailed"
     rows = [reached_row(g, v, detailed) for v in page]
     name = g.names[root]
@@ -702,7 +792,9 @@ def get_blast_radius(s: Session, args: dict[str, Any]) -> Row:
             results["by_package"] = [{"package": p, **({"repository": r} if r != hoisted else {}), "count": n}
                                      for (p, r), n in sorted(by_package.items())]  # fmt: skip
         results.update(page_shape)
-    return traversal_answer(g, results, kept, len(rows), cursor, verdict, spots, args["view"])
+    if unlisted:
+        results["not_listed"] = unlisted
+    return traversal_answer(g, results, kept, len(shown), len(rows), cursor, verdict, spots, args["view"])
 
 
 # -- consumers in other repositories -------------------------------------------------------------
@@ -722,15 +814,14 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
     package = g.package_of(subject)
     consumers: list[Row] = []
     edges: list[int] = []
-    for e in ints(g.incoming(subject)):
-        other = int(g.edge_source[e])
-        if int(g.repository[other]) == home or EDGE_KINDS[int(g.edge_kind[e])] not in REFERENCE_KINDS:
-            continue
-        code = int(g.edge_confidence[e])
-        category = "exact_symbol" if code in EXACT_CODES else "candidate"
-        consumers.append({"category": category, **symbol_row(g, other), **edge_columns(g, e),
-                          "site_line": int(g.edge_line[e])})  # fmt: skip
-        edges.append(e)
+    users = [(e, other, "") for e in ints(g.incoming(subject))
+             if int(g.repository[other := int(g.edge_source[e])]) != home
+             and EDGE_KINDS[int(g.edge_kind[e])] in REFERENCE_KINDS]  # fmt: skip
+    for ref in one_row_per_user(g, "references", users):
+        category = "exact_symbol" if int(g.edge_confidence[ref.edge]) in EXACT_CODES else "candidate"
+        consumers.append({"category": category, **symbol_row(g, ref.other), **edge_columns(g, ref.edge),
+                          "lines": ref.lines})  # fmt: skip
+        edges.append(ref.edge)
     package_id = int(g.package[subject])
     package_level = 0
     if package is not None:
@@ -791,7 +882,7 @@ def find_cross_repo_consumers(s: Session, args: dict[str, Any]) -> Row:
                 item: Row = {"repo": row["repository"], "at": f"{row['file_path']}:{row['start_line']}"}
                 if row.get("package_name"):
                     item["pkg"] = row["package_name"]
-                for column in ("category", "qualified_name", "kind", "site_line", "edge_kind", "confidence",
+                for column in ("category", "qualified_name", "kind", "lines", "edge_kind", "confidence",
                                "provenance", "requested_package", "requested_symbol", "reason", "detail"):  # fmt: skip
                     if column not in fixed and row.get(column):
                         item[column] = row[column]
@@ -841,9 +932,13 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
         found = [i for i in found if g.path_of(i).startswith(prefix)]
     if not derived_allowed(g, args):
         found = [i for i in found if not g.is_derived(i)]
+    if args.get("roles") is not None:
+        roles = listed_roles(args["roles"])
+        found = [i for i in found if g.role_of(i) in roles]
+    found.sort(key=lambda i: int(g.role[i]) == TEST_ROLE)  # tests' declarations last
     identity = {"tool": "find_symbol", "name": name, "mode": mode, "kind": args.get("kind"), "repo": repo_filter,
-                "path_prefix": args.get("path_prefix")}  # fmt: skip
-    page, cursor = paginate(g, found, args, identity, "stable-key-v1")
+                "path_prefix": args.get("path_prefix"), "roles": args.get("roles")}  # fmt: skip
+    page, cursor = paginate(g, found, args, identity, "tests-last-v1")
     detailed = args["response_format"] == "detailed"
     rows = [symbol_row(g, i, detailed) for i in page]
     unresolved = len(g.unresolved_naming(name))
@@ -884,6 +979,9 @@ def find_symbol(s: Session, args: dict[str, Any]) -> Row:
                     completeness=verdict)  # fmt: skip
 
 
+CONCISE_SYMBOL_DROPS = frozenset({"package_id", "package_root"})
+
+
 def get_symbol(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
     if args.get("qualified_name") == PACKAGE:
@@ -913,7 +1011,10 @@ def get_symbol(s: Session, args: dict[str, Any]) -> Row:
         row["container"] = qualified_name(g, parent)
     if g.docs[i]:
         row["doc"] = g.docs[i]
-    return envelope(g, row, total=1, returned=1, compact=False)
+    detailed = args["response_format"] == "detailed"
+    if not detailed:  # the package id and root are the detailed answer's
+        row = {k: v for k, v in row.items() if k not in CONCISE_SYMBOL_DROPS and (k != "repository_path" or v)}
+    return envelope(g, row, total=1, returned=1, compact=not detailed)
 
 
 def module_entry(g: Graph, i: int) -> Row:

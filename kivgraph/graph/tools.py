@@ -7,6 +7,7 @@ from typing import Any
 
 from kivgraph.graph import queries
 from kivgraph.graph.arguments import Param
+from kivgraph.graph.listing import ROLE_NAMES
 from kivgraph.model import Confidence, Language
 
 INSTRUCTIONS = (
@@ -63,6 +64,14 @@ DEPTH = Param("depth", "integer", "Hops (1–5, default 3).", 3, 1, 5)
 MAX_NODES = Param("max_nodes", "integer", "Stop after this many symbols (1–25000, default 5000).", 5000, 1, 25000)
 REPO = Param("repo", "string", "Keep rows from this repository.")
 LANGUAGE = Param("language", "string", "Keep rows of this language.", enum=LANGUAGE_NAMES)
+ROLES = Param(
+    "roles",
+    "strings",
+    "File roles whose rows are listed (" + ", ".join(ROLE_NAMES) + ', or "*"); default all but test, whose rows '
+    "are counted per role under not_listed.",
+    enum=(*ROLE_NAMES, "*"),
+)
+PATH_PREFIX = Param("path_prefix", "string", "Keep rows in files under this repository-relative prefix.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +103,8 @@ TOOLS: tuple[Tool, ...] = (
             ),
             REPO,
             LANGUAGE,
+            PATH_PREFIX,
+            ROLES,
             EDGE_KINDS,
             CONFIDENCE,
             INCLUDE_DERIVED,
@@ -116,6 +127,8 @@ TOOLS: tuple[Tool, ...] = (
             EDGE_KINDS,
             CONFIDENCE,
             Param("kinds", "strings", 'Symbol kinds to report ("*" for all; default all but field and variable).'),
+            PATH_PREFIX,
+            ROLES,
             INCLUDE_DERIVED,
             limit(),
             CURSOR,
@@ -134,6 +147,8 @@ TOOLS: tuple[Tool, ...] = (
             MAX_NODES,
             REPO,
             LANGUAGE,
+            PATH_PREFIX,
+            ROLES,
             EDGE_KINDS,
             CONFIDENCE,
             INCLUDE_DERIVED,
@@ -169,6 +184,12 @@ TOOLS: tuple[Tool, ...] = (
             Param("kind", "string", "Keep this symbol kind."),
             REPO,
             Param("path_prefix", "string", "Keep files under this repository-relative prefix."),
+            Param(
+                "roles",
+                "strings",
+                "Keep declarations in files of these roles (default all; tests' last).",
+                enum=(*ROLE_NAMES, "*"),
+            ),  # fmt: skip
             INCLUDE_DERIVED,
             limit(),
             CURSOR,

@@ -135,3 +135,6 @@ class FileSyntax:
     """Go's `package x`, Dart's `library x` / `part of x`; "" elsewhere."""
     timed_out: bool = False
     """Parsing ran past its time budget: the file holds no facts (see treesitter.parse_tree)."""
+    test_regions: tuple[tuple[int, int], ...] = ()
+    """Line ranges (1-based, inclusive) of test code inside the file: Rust's `#[cfg(test)]` modules
+    and `#[test]` functions. What they declare has the role `test` whatever the file's role."""

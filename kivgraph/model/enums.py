@@ -134,6 +134,19 @@ class Provenance(StrEnum):
     """Read from a newer writer's vocabulary; never written, and never trusted as a type checker."""
 
 
+class FileRole(StrEnum):
+    """What a file is for, from its language's conventions (model/roles.py) or the repository's
+    `[roles]` globs: answers list source rows first and count test rows unless asked for them."""
+
+    SOURCE = "source"
+    TEST = "test"
+    EXAMPLE = "example"
+    GENERATED = "generated"
+    VENDORED = "vendored"
+    DOCS = "docs"
+    BENCHMARK = "benchmark"
+
+
 class FileStatus(StrEnum):
     """What happened to one file of the tree; every file of a known language gets one."""
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from kivgraph.model.enums import (
     Confidence,
     EdgeKind,
+    FileRole,
     FileStatus,
     Language,
     Provenance,
@@ -24,6 +25,7 @@ class FileRecord:
     """The git blob id of the content that was indexed."""
     size: int
     status: FileStatus = FileStatus.INDEXED
+    role: FileRole = FileRole.SOURCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,8 @@ class Symbol:
     """Id of the Package this symbol belongs to ("" when none could be identified)."""
     doc: str = ""
     """First paragraph of the doc comment or docstring, trimmed."""
+    role: FileRole = FileRole.SOURCE
+    """Its file's role, or `test` inside a test region of a source file (Rust `#[cfg(test)]`)."""
 
 
 @dataclass(frozen=True, slots=True)

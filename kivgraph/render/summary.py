@@ -10,7 +10,8 @@ from typing import Any
 import click
 import numpy as np
 
-from kivgraph.store.codec import NONE, Columns
+from kivgraph.model import Language
+from kivgraph.store.codec import NONE, Columns, roles_of
 
 
 def _counted(columns: Columns, table: str, column: str, vocabulary: str) -> dict[str, int]:
@@ -36,6 +37,11 @@ def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
         if file_counts[code] or symbol_counts[code]
     }
     unresolved_files = set(columns.tables["unresolved"]["file"].tolist()) - {NONE}
+    paths: list[int] = files["path"].tolist()
+    languages_of: list[int] = files["language"].tolist()
+    known = {name: Language(name) for name in languages if name in set(Language)}
+    roles = Counter(roles_of(columns.strings, files["role"].tolist() if "role" in files else None, paths,
+                             [known.get(languages[code]) for code in languages_of]))  # fmt: skip
     return {
         "location": location,
         "repository": h.repository,
@@ -58,6 +64,7 @@ def summarize(columns: Columns, size: int, location: str) -> dict[str, Any]:
         },
         "languages": per_language,
         "file_status": statuses,
+        "file_roles": {role.value: n for role, n in sorted(roles.items(), key=lambda item: (-item[1], item[0]))},
         "symbol_kinds": _counted(columns, "symbols", "kind", "symbol_kind"),
         "edge_kinds": _counted(columns, "edges", "kind", "edge_kind"),
         "confidence": _counted(columns, "edges", "confidence", "confidence"),
@@ -102,6 +109,7 @@ def render_text(summary: dict[str, Any], color: bool) -> str:
         ]
     for title, key in (
         ("files", "file_status"),
+        ("file roles", "file_roles"),
         ("symbol kinds", "symbol_kinds"),
         ("edge kinds", "edge_kinds"),
         ("confidence", "confidence"),

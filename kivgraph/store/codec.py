@@ -25,6 +25,7 @@ from kivgraph.model import (
     EdgeKind,
     ExternalReference,
     FileRecord,
+    FileRole,
     FileStatus,
     Generation,
     GenerationHeader,
@@ -37,6 +38,7 @@ from kivgraph.model import (
     SymbolKind,
     Unresolved,
 )
+from kivgraph.model.roles import role_by_convention
 from kivgraph.store.envelope import FORMAT_MAJOR, FORMAT_MINOR, cbor_value, read_envelope, seal
 
 KEY_BYTES = 32
@@ -155,6 +157,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "digest": pack_ints(s(f.digest) for f in files),
             "size": pack_ints(f.size for f in files),
             "status": pack_ints(fstat[f.status] for f in files),
+            "role": pack_ints(s(f.role) for f in files),
         },
         "packages": {
             "id": pack_ints(s(p.id) for p in packages),
@@ -181,6 +184,7 @@ def _columns(g: Generation) -> dict[str, Any]:
             "container": pack_ints(sym(x.container) for x in symbols),
             "package": pack_ints(package_index[x.package] if x.package else NONE for x in symbols),
             "doc": pack_ints(s(x.doc) for x in symbols),
+            "role": pack_ints(s(x.role) for x in symbols),
         },
         "edges": edge_columns,
         "external_references": {
@@ -297,13 +301,13 @@ _MAYBE_SYMBOL = ColumnSpec("row", "symbols", nullable=True)
 
 SCHEMA: dict[str, dict[str, ColumnSpec]] = {
     "files": {"path": _TEXT, "language": _LANG, "digest": _TEXT, "size": _COUNT,
-              "status": ColumnSpec("vocabulary", "file_status")},
+              "status": ColumnSpec("vocabulary", "file_status"), "role": _TEXT},
     "packages": {"id": _TEXT, "language": _LANG, "name": _TEXT, "root": _TEXT, "manifest": _TEXT,
                  "version": _TEXT, "distribution": _TEXT},
     "symbols": {"name": _TEXT, "qualified_name": _TEXT, "kind": ColumnSpec("vocabulary", "symbol_kind"),
                 "language": _LANG, "file": _FILE, "start_line": _COUNT, "end_line": _COUNT, "name_line": _COUNT,
                 "name_column": _COUNT, "signature": _TEXT, "exported": _FLAG, "container": _MAYBE_SYMBOL,
-                "package": ColumnSpec("row", "packages", nullable=True), "doc": _TEXT},
+                "package": ColumnSpec("row", "packages", nullable=True), "doc": _TEXT, "role": _TEXT},
     "edges": {"source": _SYMBOL, "target": _SYMBOL, "kind": ColumnSpec("vocabulary", "edge_kind"),
               "confidence": ColumnSpec("vocabulary", "confidence"), "provenance": _PROVENANCE, "file": _FILE,
               "line": _COUNT},
@@ -315,10 +319,13 @@ SCHEMA: dict[str, dict[str, ColumnSpec]] = {
     "invisible_scopes": {"reason": _TEXT, "language": _LANG, "scope": _TEXT, "path": _TEXT, "detail": _TEXT},
 }  # fmt: skip
 """Every table and integer column a reader needs (`symbols.key` is raw bytes, checked apart)."""
-OPTIONAL_COLUMNS = frozenset({("packages", "distribution"), ("external_references", "kind")})
+OPTIONAL_COLUMNS = frozenset(
+    {("packages", "distribution"), ("external_references", "kind"), ("files", "role"), ("symbols", "role")}
+)
 """Added by a minor version: absent from older blobs, and then read as empty ("")."""
 _HEADER_TEXT = ("repository", "commit", "tree", "indexer_version", "created_at", "remote_url")
 _LANGUAGE_NAMES = frozenset(x.value for x in Language)
+_ROLE_NAMES = frozenset(x.value for x in FileRole)
 
 
 def decode_columns(blob: bytes, where: str = "generation") -> Columns:
@@ -486,6 +493,20 @@ def _int_list(column: IntColumn) -> list[int]:
     return values
 
 
+def read_role(text: str) -> FileRole:
+    """A stored role; one a newer writer added reads as `source` (listed, never hidden)."""
+    return FileRole(text) if text in _ROLE_NAMES else FileRole.SOURCE
+
+
+def roles_of(
+    strings: list[str], stored: list[int] | None, paths: list[int], languages: list[Language | None]
+) -> list[FileRole]:
+    """Each file's role: as stored (format 1.4), else by the path's conventions."""
+    if stored is not None:
+        return [read_role(strings[x]) for x in stored]
+    return [role_by_convention(strings[p], lang) for p, lang in zip(paths, languages, strict=True)]
+
+
 def _rows(c: Columns) -> Generation:
     st = c.strings
     voc = c.vocabularies
@@ -499,10 +520,12 @@ def _rows(c: Columns) -> Generation:
         table: {name: _int_list(col) for name, col in cols.items()} for table, cols in c.tables.items()
     }
     f = t["files"]
+    file_roles = roles_of(st, f.get("role"), f["path"], [langs.get(x) for x in f["language"]])
     files = tuple(
-        FileRecord(st[p], langs[lg], st[d], sz, fstats[stt])
-        for p, lg, d, sz, stt in zip(f["path"], f["language"], f["digest"], f["size"], f["status"], strict=True)
-    )
+        FileRecord(st[f["path"][i]], langs[f["language"][i]], st[f["digest"][i]], f["size"][i],
+                   fstats[f["status"][i]], file_roles[i])
+        for i in range(len(file_roles))
+    )  # fmt: skip
     paths = [x.path for x in files]
     p = t["packages"]
     shipped_in = p.get("distribution")  # format 1.1; a 1.0 blob has no such column
@@ -522,6 +545,11 @@ def _rows(c: Columns) -> Generation:
         return "" if i == NONE else paths[i]
 
     s = t["symbols"]
+    symbol_roles = (
+        [files[x].role if x != NONE else FileRole.SOURCE for x in s["file"]]
+        if "role" not in s
+        else [read_role(st[x]) for x in s["role"]]
+    )
     symbols = tuple(
         Symbol(
             key=keys[i],
@@ -539,6 +567,7 @@ def _rows(c: Columns) -> Generation:
             container=key(s["container"][i]),
             package="" if s["package"][i] == NONE else packages[s["package"][i]].id,
             doc=st[s["doc"][i]],
+            role=symbol_roles[i],
         )
         for i in range(len(keys))
     )

@@ -15,7 +15,7 @@ from kivgraph.errors import CorruptGenerationError, UnsupportedFormatError
 
 FORMAT_NAME = "kivgraph-generation"
 FORMAT_MAJOR = 1
-FORMAT_MINOR = 3
+FORMAT_MINOR = 4
 ZSTD_LEVEL = 3
 DIGEST_NAME = "blake2b-256"
 

@@ -314,18 +314,19 @@ def test_find_symbol_has_one_shape_in_both_views_and_when_empty(indexed: Callabl
         assert it.ask("find_symbol", name="nothing_is_called_this", view=view)["results"] == {"symbols": []}
 
 
-def test_three_uses_by_one_symbol_are_three_rows_that_say_their_line(indexed: Callable[[str], Indexed]):
+def test_three_uses_by_one_symbol_are_one_row_that_says_their_lines(indexed: Callable[[str], Indexed]):
     for language, path, qualified_name, owner in (("python", "pkg/util.py", "helper", "main@4-7"),
                                                   ("go", "log/log.go", "Helper", "main@5-10")):  # fmt: skip
         it = indexed(language)
         selector = {"repository": it.name, "path": path, "qualified_name": qualified_name}
         full = it.ask("find_references", **selector, view="full")["results"]["references"]
-        lines = sorted(r["site_line"] for r in full)
-        assert len(lines) == 3 == len(set(lines))
+        assert len(full) == 1
+        lines = full[0]["lines"]
+        assert len(lines) == 3 == len(set(lines)) and lines == sorted(lines)
         compact = it.ask("find_references", **selector)["results"]
         assert compact["repository"] == it.name
         labels = [entry if isinstance(entry, str) else entry[0] for entry in rows_by_file(compact)[it.case.importer]]
-        assert labels == [f"{owner}:{line}" for line in lines]
+        assert labels == [f"{owner}:{','.join(map(str, lines))}"]
 
 
 def test_every_files_view_spells_paths_relative_to_the_repository_it_states(indexed: Callable[[str], Indexed]):
@@ -333,7 +334,7 @@ def test_every_files_view_spells_paths_relative_to_the_repository_it_states(inde
     references = it.ask("find_references", repository=it.name, path="log/log.go", qualified_name="Helper",
                         view="files")["results"]  # fmt: skip
     assert references["repository"] == it.name
-    assert references["files"] == [{"file": "cmd/app/main.go", "count": 3}]
+    assert references["files"] == [{"file": "cmd/app/main.go", "count": 1}]  # one user, three lines
     outline = it.ask("get_file_outline", repository=it.name, path="log", view="files")["results"]
     assert outline["repository"] == it.name
     assert outline["files"] == [{"file": "log/level.go", "declarations": 2}, {"file": "log/log.go", "declarations": 4},
@@ -348,11 +349,12 @@ def test_a_file_of_another_repository_names_it_beside_the_path():
                                                  {"file": "x.go", "repo": "b", "count": 1}]  # fmt: skip
 
 
-def test_a_label_keeps_the_site_line_only_where_a_row_has_one():
+def test_a_label_keeps_the_lines_only_where_a_row_has_them():
     row = {"qualified_name": "main", "start_line": 10, "end_line": 14}
     assert label(row) == "main@10-14"
-    assert label({**row, "site_line": 12}) == "main@10-14:12"
-    assert label({**row, "end_line": 10, "site_line": 10}) == "main@10:10"
+    assert label({**row, "lines": [12]}) == "main@10-14:12"
+    assert label({**row, "lines": [11, 12, 13]}) == "main@10-14:11,12,13"
+    assert label({**row, "end_line": 10, "lines": [10]}) == "main@10:10"
 
 
 # -- through the CLI and the MCP server ----------------------------------------------------------------

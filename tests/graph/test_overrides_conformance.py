@@ -199,8 +199,8 @@ def test_renaming_a_go_interface_member_reaches_literals_conversions_and_asserti
     assert {name for name, *_ in rows(answer, "overrides")} == {"Square.Area", "Circle.Area"}
     conformance = answer["results"]["conformance"]
     assert {(r["qualified_name"], r["via"]) for r in conformance if r["kind"] != "module"} == GO_SITES
-    modules = [(r["file_path"], r["site_line"], r["via"]) for r in conformance if r["kind"] == "module"]
-    assert modules == [("shapes/shapes.go", 34, "Circle")]  # not app/main.go's import of the package
+    modules = [(r["file_path"], r["lines"], r["via"]) for r in conformance if r["kind"] == "module"]
+    assert modules == [("shapes/shapes.go", [34], "Circle")]  # not app/main.go's import of the package
     assert {(r["edge_kind"], r["confidence"], r["provenance"]) for r in conformance} == {
         ("CONFORMANCE", "CANDIDATE", "SCIP_GO")}  # fmt: skip
     assert answer["completeness"] == {"verdict": "COMPLETE"}
@@ -250,7 +250,8 @@ def test_a_rust_type_is_not_referenced_by_the_uses_of_the_traits_it_alone_implem
     references = answer["results"]["references"]
     names = {dotted(r["qualified_name"]) for r in references}
     assert "make" in names  # `-> Item` and `Item { … }`
-    assert sum(1 for r in references if r["kind"] == "module") == 2  # `impl Named for Item`, `impl Measured for Item`
+    # `impl Named for Item` and `impl Measured for Item`: the module, one row with both lines
+    assert [len(r["lines"]) for r in references if r["kind"] == "module"] == [2]
     # Item is the only implementation of Named and of Measured: still, `&dyn Named` and `T: Measured`
     # do not name it, and renaming Item breaks neither.
     assert not names & {"describe", "measure", "Named.name", "Measured.size"}

@@ -138,7 +138,7 @@ def references(repo: Repo, path: str, qualified_name: str) -> Row:
     assert catalog.session is not None, catalog.problems
     answer: Row = json.loads(run_tool(catalog, TOOL_BY_NAME["find_references"],
                                       {"repository": repo.path.name, "path": path, "qualified_name": qualified_name,
-                                       "view": "full"}))  # fmt: skip
+                                       "view": "full", "roles": "*"}))  # fmt: skip
     return answer
 
 

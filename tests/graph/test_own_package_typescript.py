@@ -79,7 +79,7 @@ def ask(checkout: Path, tool: str, **arguments: object) -> Row:
 
 def references(path: Path, qualified_name: str) -> Row:
     return ask(path, "find_references", repository="demo", path="src/index.ts", qualified_name=qualified_name,
-               view="full")  # fmt: skip
+               view="full", roles="*")  # fmt: skip
 
 
 def test_tests_using_the_installed_copy_reference_the_source_declarations(installed: Path):

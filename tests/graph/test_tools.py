@@ -119,7 +119,7 @@ def by_file_rows(results: Row, tail: Sequence[str]) -> list[tuple[str, ...]]:
                 assert len(values) <= len(columns), (entry, columns)
                 assert all(isinstance(v, str) for v in values), "numbers in a tail are strings"
                 row = {**context, **dict(zip(columns, values, strict=False))}
-                qualified_name, _, lines = label.rpartition("@")  # `start[-end][:site_line]`
+                qualified_name, _, lines = label.rpartition("@")  # `start[-end][:lines]`
                 rows.append((repository, item["file"], qualified_name, lines.split(":")[0].split("-")[0],
                              *(text(row.get(c)) for c in tail)))  # fmt: skip
     return sorted(rows)

@@ -257,14 +257,16 @@ def test_rows_across_repositories_say_where_the_use_is_and_which_repository_a_fi
     full = ask(catalog, "find_cross_repo_consumers", repository="shapes", path="shapes/shapes.go",
                qualified_name="Total", view="full")  # fmt: skip
     [bill] = [c for c in full["results"]["consumers"] if c["category"] == "exact_symbol"]  # type: ignore[index]
-    assert bill["site_line"] > 0  # the line of the call, not only where Bill starts
+    assert bill["lines"][0] > 0  # the line of the call, not only where Bill starts
     compact = ask(catalog, "find_cross_repo_consumers", repository="shapes", path="shapes/shapes.go",
                   qualified_name="Total")  # fmt: skip
-    assert f'"site_line":{bill["site_line"]}' in json.dumps(compact["results"], separators=(",", ":"))
+    assert f'"lines":{json.dumps(bill["lines"], separators=(",", ":"))}' in json.dumps(compact["results"],
+                                                                                    separators=(",", ":"))  # fmt: skip
     # shapes/shapes.go exists in the provider and in the decoy: one file row for each.
     found = ask(catalog, "find_by_intent", keywords=["shapes"])
     rows = [(f.get("repo"), f["file"]) for f in found["results"]["files"]]  # type: ignore[index]
     assert ("shapes", "shapes/shapes.go") in rows and ("decoy", "shapes/shapes.go") in rows
     # A file's module symbol reads `<module>` wherever a row or a subject names it.
-    module = ask(catalog, "find_references", repository="shapes", path="shapes/shapes.go", qualified_name="<module>")
-    assert module["results"]["qn"] == "<module>"  # type: ignore[index]
+    module = ask(catalog, "find_references", repository="shapes", path="shapes/shapes.go", qualified_name="<module>",
+                 view="full")  # fmt: skip
+    assert module["results"]["subject"]["qualified_name"] == "<module>"  # type: ignore[index]

@@ -9,6 +9,7 @@ from kivgraph.model import (
     EdgeKind,
     ExternalReference,
     FileRecord,
+    FileRole,
     FileStatus,
     Generation,
     GenerationHeader,
@@ -23,6 +24,7 @@ from kivgraph.model import (
     canonical_identity,
     stable_key,
 )
+from kivgraph.model.roles import role_by_convention
 from kivgraph.store import codec, envelope
 from tests.conftest import FIXTURES
 
@@ -136,7 +138,7 @@ def test_the_relation_seen_at_an_external_site_survives_and_older_blobs_read_it_
     g = sample()
     called = replace(g.external_references[0], kind=EdgeKind.CALLS_DIRECT)
     blob = codec.encode(replace(g, external_references=(called,)))
-    assert envelope.read_envelope(blob)[0] == (1, 3)
+    assert envelope.read_envelope(blob)[0] >= (1, 3)
     assert codec.decode(blob).external_references[0].kind is EdgeKind.CALLS_DIRECT
     older = codec.decode(GOLDEN.read_bytes())
     assert older.external_references and {x.kind for x in older.external_references} == {EdgeKind.REFERENCES}
@@ -223,3 +225,18 @@ def test_an_index_pointing_outside_its_table_is_corrupt():
 
 def test_created_at_is_read_from_the_header():
     assert codec.created_at(codec.encode(sample())) == "2026-01-01T00:00:00.000000Z"
+
+
+def test_roles_survive_a_round_trip_and_older_blobs_take_them_from_their_paths():
+    g = sample()
+    tested = replace(g, files=tuple(replace(f, role=FileRole.TEST) for f in g.files),
+                     symbols=tuple(replace(x, role=FileRole.TEST) for x in g.symbols))  # fmt: skip
+    blob = codec.encode(tested)
+    assert envelope.read_envelope(blob)[0] == (1, 4)
+    decoded = codec.decode(blob)
+    assert {f.role for f in decoded.files} == {FileRole.TEST}
+    assert {x.role for x in decoded.symbols} == {FileRole.TEST}
+    older = codec.decode(GOLDEN.read_bytes())
+    assert all(f.role is role_by_convention(f.path, f.language) for f in older.files)
+    by_path = {f.path: f.role for f in older.files}
+    assert all(x.role is by_path.get(x.file, FileRole.SOURCE) for x in older.symbols)

@@ -5,8 +5,10 @@ Only captured nodes are visited (see rust.scm). Module paths are kept as written
 resolution only ever sees files.
 """
 
+import re
 import threading
 from bisect import bisect_right
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -154,7 +156,27 @@ def parse_rust(path: str, source: bytes) -> FileSyntax:
         references=tuple(references),
         bindings=tuple(bindings),
         problems=problems,
+        test_regions=_test_regions(captures.get("attribute", ()), source),
     )
+
+
+TEST_ATTRIBUTE = re.compile(rb"#\[\s*(?:cfg\s*\(\s*(?:all\s*\(\s*)?test\b[^\]]*|(?:\w+::)*test)\s*\]")
+"""`#[cfg(test)]` (also `#[cfg(all(test, …))]`), `#[test]`, `#[tokio::test]`."""
+TEST_ITEMS = frozenset({"mod_item", "function_item", "impl_item"})
+
+
+def _test_regions(attributes: Sequence[ts.Node], source: bytes) -> tuple[tuple[int, int], ...]:
+    """The lines of each module, function or impl a test attribute marks, attribute included."""
+    regions: list[tuple[int, int]] = []
+    for node in attributes:
+        if not TEST_ATTRIBUTE.fullmatch(source[node.start_byte : node.end_byte]):
+            continue
+        item = node.next_named_sibling
+        while item is not None and item.type in ("attribute_item", "line_comment", "block_comment"):
+            item = item.next_named_sibling
+        if item is not None and item.type in TEST_ITEMS:
+            regions.append((node.start_point[0] + 1, item.end_point[0] + 1))
+    return tuple(regions)
 
 
 def _declarations(
