@@ -5,6 +5,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from kivgraph.errors import InvalidArgumentError
+from kivgraph.graph.answer import Row
 from kivgraph.graph.index import Graph
 from kivgraph.graph.select import clean_path
 from kivgraph.model import FileRole
@@ -12,8 +13,6 @@ from kivgraph.model import FileRole
 ROLE_NAMES = tuple(r.value for r in FileRole)
 COUNTED_BY_DEFAULT = frozenset({FileRole.TEST.value})
 """Test rows fill pages without saying what breaks in the product: counted, listed when asked."""
-
-Row = dict[str, object]
 
 
 def listed_roles(values: list[str] | None) -> frozenset[str]:

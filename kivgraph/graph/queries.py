@@ -357,7 +357,8 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
     def keep(e: int, other: int) -> bool:
         nonlocal excluded
         if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
-            excluded += default_ran and EDGE_KINDS[int(g.edge_kind[e])].value in DEFAULT_EXCLUDED
+            if default_ran and EDGE_KINDS[int(g.edge_kind[e])].value in DEFAULT_EXCLUDED:
+                excluded += 1
             return False
         return keep_end(other)
 
