@@ -16,14 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from kivgraph import __version__
-from kivgraph.derived import default_location, index_rust_library
 from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
-from kivgraph.indexing import Progress, index_snapshot, languages_at, snapshot_at
 from kivgraph.model import DERIVED_PREFIX, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
-from kivgraph.scip.analyzers import analyzer_for, locate, tools_cache
-from kivgraph.scip.index import load_index
-from kivgraph.scip.run import ANALYZER_FAILURES
 from kivgraph.store import (
     NOTES_REF,
     note_location,
@@ -205,6 +200,10 @@ def index(
         raise InvalidArgumentError(
             "a working-tree generation matches no commit, so it is not stored in git notes; pass --out FILE."
         )
+    from kivgraph.indexing import Progress, index_snapshot, snapshot_at
+    from kivgraph.scip.index import load_index
+    from kivgraph.scip.run import ANALYZER_FAILURES
+
     chosen = parse_languages(languages)
     started = time.monotonic()
     progress: Progress = ProgressLine(sys.stderr)
@@ -247,6 +246,8 @@ def index(
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def index_rust_std(sysroot: str | None, out: str | None, jobs: int | None, analyzers: bool, as_json: bool) -> None:
     """Index the Rust standard library as the derived repository rust:<release>."""
+    from kivgraph.derived import default_location, index_rust_library
+
     started = time.monotonic()
     generation = index_rust_library(sysroot, ProgressLine(sys.stderr), jobs, analyzers)
     location = out or str(default_location(generation.header.repository.removeprefix(DERIVED_PREFIX)))
@@ -352,6 +353,8 @@ def doctor(path: str, languages: str | None, strict: bool, as_json: bool) -> Non
 
 def _languages_at(path: str) -> frozenset[Language]:
     """The languages of the files at HEAD of the repository at PATH (every language outside one)."""
+    from kivgraph.indexing import languages_at
+
     try:
         found = languages_at(path)
     except KivgraphError:
@@ -360,6 +363,8 @@ def _languages_at(path: str) -> frozenset[Language]:
 
 
 def doctor_rows(languages: frozenset[Language]) -> list[dict[str, str]]:
+    from kivgraph.scip.analyzers import analyzer_for, locate
+
     rows: list[dict[str, str]] = []
     for language in sorted(languages):
         spec = analyzer_for(language)
@@ -413,6 +418,7 @@ def _requested_languages(path: str, value: str) -> frozenset[Language]:
 def analyzers_install(path: str, languages: str, as_json: bool) -> None:
     """Install into the tools cache, pinned, the analyzers the languages need; exit 1 when one of them
     could not be installed (the others still are)."""
+    from kivgraph.scip.analyzers import analyzer_for, tools_cache
     from kivgraph.scip.install import install
 
     chosen = _requested_languages(path, languages)
@@ -639,7 +645,7 @@ def _sources(
 @graph_sources
 def serve(repos: tuple[str, ...], generation_files: tuple[str, ...], workspace: str | None) -> None:
     """Serve the graph over MCP (stdio): the generation matching HEAD of each repository."""
-    from kivgraph.server import serve as run_server  # the MCP SDK costs half a second to import
+    from kivgraph.server import serve as run_server  # loads the query layer, which other commands never need
 
     run_server(*_sources(repos, generation_files, workspace), workspace)
 

@@ -1,17 +1,14 @@
-"""`kivgraph serve`: the MCP server over stdio. It loads the generations, lists the tools of
-graph/tools.py, validates and dispatches calls, and turns errors into `CODE: message` results."""
+"""`kivgraph serve`: an MCP server over stdio, on the JSON-RPC lines of stdio.py. It speaks both
+protocol eras (the 2024-11-05…2025-11-25 handshake and the 2026-07-28 per-request envelope), lists the
+tools of graph/tools.py, dispatches calls, and turns errors into `CODE: message` results. It imports
+no MCP SDK: serving starts in the time it takes to load a generation."""
 
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import anyio
-from mcp import types
-from mcp.server import Server, ServerRequestContext
-from mcp.server.lowlevel.server import NotificationOptions
-from mcp.shared.exceptions import NoBackChannelError
+from typing import IO, Any
 
 from kivgraph import __version__
 from kivgraph.errors import (
@@ -25,7 +22,16 @@ from kivgraph.errors import (
 from kivgraph.graph.arguments import Param, schema, validate
 from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.tools import INSTRUCTIONS, NOT_INDEXED_INSTRUCTIONS, TOOL_BY_NAME, TOOLS
+from kivgraph.stdio import INVALID_PARAMS, METHOD_NOT_FOUND, Incoming, RemoteError, Wire, as_object
 from kivgraph.store.git import open_repository, root_of
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""Protocol versions agreed once, by `initialize`; the last is offered to a client asking for another."""
+MODERN_VERSIONS = ("2026-07-28",)
+"""Protocol versions every request names in its `_meta`, found by `server/discover`."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+META = "io.modelcontextprotocol/"
+SERVER_INFO = {"name": "kivgraph", "version": __version__}
 
 INDEX_PROJECT_PARAMS = (
     Param("path", "string", "A served repository, or a path inside one, to index (default: the first served)."),
@@ -35,73 +41,7 @@ INDEX_PROJECT_DESCRIPTION = (
     "Index a repository at HEAD with its type checkers and publish the result to its git notes, once the user "
     "approves; the only tool that changes anything, never a source file."
 )
-
-
-def tool_list(catalog: Catalog) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    if catalog.session is not None:
-        for tool in TOOLS:
-            tools.append(
-                types.Tool(
-                    name=tool.name,
-                    title=tool.title,
-                    description=tool.description,
-                    input_schema=schema(tool.params),
-                    annotations=types.ToolAnnotations(
-                        read_only_hint=True, idempotent_hint=True, open_world_hint=False
-                    ),  # fmt: skip
-                )
-            )
-    tools.append(
-        types.Tool(
-            name="index_project",
-            title="Index project",
-            description=INDEX_PROJECT_DESCRIPTION,
-            input_schema=schema(INDEX_PROJECT_PARAMS),
-            annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
-        )
-    )
-    return tools
-
-
-def error_result(err: KivgraphError) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=f"{err.code}: {err}")], is_error=True)
-
-
-def build_server(catalog: Catalog) -> Server[Any]:
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        catalog.refresh()
-        return types.ListToolsResult(tools=tool_list(catalog))
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        try:
-            if params.name == "index_project":
-                outcome = await index_project(ctx, catalog, params)
-                if isinstance(outcome, types.InputRequiredResult):
-                    return outcome
-                text = outcome
-            else:
-                tool = TOOL_BY_NAME.get(params.name)
-                if tool is None:
-                    raise InvalidArgumentError(f'unknown tool "{params.name}"')
-                text = run_tool(catalog, tool, params.arguments)
-        except KivgraphError as err:
-            return error_result(err)
-        except Exception as err:  # noqa: BLE001 — a query bug must not kill the session
-            return error_result(
-                SnapshotUnavailableError(f"the query failed unexpectedly ({type(err).__name__}: {err})")
-            )
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-
-    instructions = INSTRUCTIONS if catalog.session is not None else NOT_INDEXED_INSTRUCTIONS
-    return Server("kivgraph", version=__version__, instructions=instructions, on_list_tools=list_tools,
-                  on_call_tool=call_tool)  # fmt: skip
-
-
+READ_ONLY = {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False}
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"confirmed": {"type": "boolean", "description": "Index and publish?"}},
@@ -109,27 +49,177 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 }
 
 
-async def index_project(
-    ctx: ServerRequestContext[Any], catalog: Catalog, params: types.CallToolRequestParams
-) -> str | types.InputRequiredResult:
-    args = validate("index_project", INDEX_PROJECT_PARAMS, params.arguments)
-    path = served_repository(catalog, args.get("path"))
-    asking = await _consent(ctx, params, path, bool(args.get("confirmed")))
-    if asking is not None:
-        return asking
-    had_tools = catalog.session is not None
-    token = (ctx.meta or {}).get("progress_token")
-    progress = ProgressReporter(ctx, token) if token is not None else None
-    try:
-        summary = await anyio.to_thread.run_sync(_index_and_publish, path, progress)
-    except KivgraphError as err:
-        raise IndexingFailedError(f"project indexing failed: {err}") from err
-    catalog.load()
-    if not had_tools and catalog.session is not None:
-        # A client that cannot take the notice still gets the tools on its next list.
-        with contextlib.suppress(Exception):
-            await ctx.session.send_tool_list_changed()
-    return json.dumps(summary, separators=(",", ":"))
+def tool_list(catalog: Catalog) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = []
+    if catalog.session is not None:
+        tools += [{"name": tool.name, "title": tool.title, "description": tool.description,
+                   "inputSchema": schema(tool.params), "annotations": READ_ONLY} for tool in TOOLS]  # fmt: skip
+    annotations = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
+    tools.append({"name": "index_project", "title": "Index project", "description": INDEX_PROJECT_DESCRIPTION,
+                  "inputSchema": schema(INDEX_PROJECT_PARAMS), "annotations": annotations})  # fmt: skip
+    return tools
+
+
+def text_result(text: str, failed: bool = False) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": failed}
+
+
+def error_result(err: KivgraphError) -> dict[str, Any]:
+    return text_result(f"{err.code}: {err}", failed=True)
+
+
+class ProtocolError(Exception):
+    """A request this server cannot take, answered with a JSON-RPC error rather than a result."""
+
+    def __init__(self, code: int, message: str, data: object = None) -> None:
+        super().__init__(message)
+        self.code, self.data = code, data
+
+
+class Server:
+    """One client's session: its requests are answered in order on the reading thread, except
+    index_project, which runs on a thread of its own so the session goes on answering meanwhile."""
+
+    def __init__(self, catalog: Catalog, wire: Wire) -> None:
+        self.catalog, self.wire = catalog, wire
+        self.capabilities: dict[str, Any] = {}
+        """What the client said it can do, at `initialize` (the 2026-07-28 era says it per request)."""
+        self.workers: list[threading.Thread] = []
+
+    def run(self) -> None:
+        for message in self.wire.incoming():
+            if message.id is not None:
+                self.answer(message)
+        for worker in self.workers:
+            worker.join()
+
+    def answer(self, request: Incoming) -> None:
+        version = _fields(request.params.get("_meta")).get(META + "protocolVersion")
+        try:
+            if version is not None and version not in MODERN_VERSIONS:
+                supported = {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": version}
+                raise ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, f"protocol version {version!r} is not supported",
+                                    supported)  # fmt: skip
+            if request.method == "tools/call" and request.params.get("name") == "index_project":
+                worker = threading.Thread(target=self._index_project, args=(request, version is not None))
+                self.workers.append(worker)
+                worker.start()
+                return
+            result = self._result(request, modern=version is not None)
+        except ProtocolError as err:
+            self.wire.fail(request.id, err.code, str(err), err.data)
+            return
+        self.wire.answer(request.id, _enveloped(result) if version is not None else result)
+
+    def _result(self, request: Incoming, modern: bool) -> dict[str, Any]:
+        method, params = request.method, request.params
+        if method == "ping":
+            return {}
+        if method == "initialize":
+            self.capabilities = _fields(params.get("capabilities"))
+            asked = params.get("protocolVersion")
+            return {"protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
+                    "capabilities": {"tools": {"listChanged": True}}, "serverInfo": SERVER_INFO,
+                    "instructions": self._instructions()}  # fmt: skip
+        if method == "server/discover":
+            return {"supportedVersions": list(MODERN_VERSIONS), "capabilities": {"tools": {"listChanged": False}},
+                    "instructions": self._instructions(), "cacheScope": "private", "ttlMs": 0}  # fmt: skip
+        if method == "tools/list":
+            self.catalog.refresh()
+            tools = {"tools": tool_list(self.catalog)}
+            return {**tools, "cacheScope": "private", "ttlMs": 0} if modern else tools
+        if method == "tools/call":
+            return self._call(params)
+        raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def _instructions(self) -> str:
+        return INSTRUCTIONS if self.catalog.session is not None else NOT_INDEXED_INSTRUCTIONS
+
+    def _call(self, params: dict[str, Any]) -> dict[str, Any]:
+        name, arguments = params.get("name"), as_object(params.get("arguments"))
+        if not isinstance(name, str) or (arguments is None and params.get("arguments") is not None):
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: tools/call takes a tool name and an arguments object")
+        try:
+            tool = TOOL_BY_NAME.get(name)
+            if tool is None:
+                raise InvalidArgumentError(f'unknown tool "{name}"')
+            return text_result(run_tool(self.catalog, tool, arguments))
+        except KivgraphError as err:
+            return error_result(err)
+        except Exception as err:  # noqa: BLE001 — a query bug must not kill the session
+            return error_result(SnapshotUnavailableError(f"the query failed unexpectedly ({type(err).__name__}: "
+                                                         f"{err})"))  # fmt: skip
+
+    def _index_project(self, request: Incoming, modern: bool) -> None:
+        try:
+            result = self._indexed(request.params, modern)
+        except KivgraphError as err:
+            result = error_result(err)
+        except Exception as err:  # noqa: BLE001 — whatever went wrong, the client gets an answer
+            result = error_result(IndexingFailedError(f"project indexing failed ({type(err).__name__}: {err})"))
+        self.wire.answer(request.id, _enveloped(result) if modern else result)
+
+    def _indexed(self, params: dict[str, Any], modern: bool) -> dict[str, Any]:
+        args = validate("index_project", INDEX_PROJECT_PARAMS, as_object(params.get("arguments")))
+        path = served_repository(self.catalog, args.get("path"))
+        asking = self._consent(params, path, bool(args.get("confirmed")), modern)
+        if asking is not None:
+            return asking
+        had_tools = self.catalog.session is not None
+        token = _fields(params.get("_meta")).get("progressToken")
+        progress = ProgressReporter(self.wire, token) if isinstance(token, str | int) else None
+        try:
+            summary = _index_and_publish(path, progress)
+        except KivgraphError as err:
+            raise IndexingFailedError(f"project indexing failed: {err}") from err
+        self.catalog.load()
+        if not had_tools and self.catalog.session is not None and not modern:
+            self.wire.notify("notifications/tools/list_changed", {})
+        return text_result(json.dumps(summary, separators=(",", ":")))
+
+    def _consent(self, params: dict[str, Any], path: str, confirmed: bool, modern: bool) -> dict[str, Any] | None:
+        """None once the user approved; the input request to answer with when they must be asked first.
+
+        A client that can ask its user (elicitation) is always asked, and `confirmed` is ignored for
+        it: the model cannot approve on the user's behalf. Others need `confirmed: true`. The
+        2026-07-28 era has no server-initiated requests: the question rides on the result, and the
+        client calls again with the answer."""
+        message = f"Allow kivgraph to index {path} and publish the generation to its git notes?"
+        responses = _fields(params.get("inputResponses"))
+        if "approval" in responses:
+            return _approved(responses["approval"])
+        meta = _fields(params.get("_meta"))
+        capabilities = _fields(meta.get(META + "clientCapabilities")) if modern else self.capabilities
+        if "elicitation" not in capabilities:
+            if confirmed:
+                return None
+            raise PermissionRequiredError(
+                "user approval is required; confirm the operation with the user, then call again with confirmed=true"
+            )
+        question = {"mode": "form", "message": message, "requestedSchema": APPROVAL_SCHEMA}
+        if modern:
+            approval = {"method": "elicitation/create", "params": question}
+            return {"resultType": "input_required", "inputRequests": {"approval": approval}}
+        try:
+            return _approved(self.wire.request("elicitation/create", question))
+        except RemoteError as err:
+            raise PermissionRequiredError(f"the client could not obtain indexing permission ({err})") from err
+
+
+def _enveloped(result: dict[str, Any]) -> dict[str, Any]:
+    """A result as the 2026-07-28 era carries it: typed, and naming the server."""
+    return {"resultType": "complete", **result, "_meta": {META + "serverInfo": SERVER_INFO}}
+
+
+def _fields(value: object) -> dict[str, Any]:
+    """`value` when it is a JSON object, else no fields: what a client omitted or sent malformed."""
+    return as_object(value) or {}
+
+
+def _approved(answer: object) -> None:
+    fields = _fields(answer)
+    if fields.get("action") != "accept" or not _fields(fields.get("content")).get("confirmed"):
+        raise PermissionDeniedError("project indexing was not approved")
 
 
 def served_repository(catalog: Catalog, requested: str | None) -> str:
@@ -165,48 +255,12 @@ def _identity(path: str) -> tuple[int, int] | None:
     return found.st_dev, found.st_ino
 
 
-async def _consent(
-    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, path: str, confirmed: bool
-) -> types.InputRequiredResult | None:
-    """None once the user approved; an input request to send when they must be asked first.
-
-    A client that can ask its user (elicitation) is always asked, and `confirmed` is ignored for
-    it: the model cannot approve on the user's behalf. Others need `confirmed: true`.
-    """
-    message = f"Allow kivgraph to index {path} and publish the generation to its git notes?"
-    answered = (params.input_responses or {}).get("approval")
-    if isinstance(answered, types.ElicitResult):
-        return _approved(answered)
-    capability = types.ClientCapabilities(elicitation=types.ElicitationCapability())
-    if not ctx.session.check_client_capability(capability):
-        if confirmed:
-            return None
-        raise PermissionRequiredError(
-            "user approval is required; confirm the operation with the user, then call again with confirmed=true"
-        )
-    try:
-        return _approved(await ctx.session.elicit_form(message, APPROVAL_SCHEMA))
-    except NoBackChannelError:
-        # Protocol 2026-07-28 has no server-initiated requests: the question rides on the result,
-        # and the client calls again with the answer.
-        form = types.ElicitRequestFormParams(message=message, requested_schema=APPROVAL_SCHEMA)
-        request = types.ElicitRequest(params=form)
-        return types.InputRequiredResult(input_requests={"approval": request})
-    except Exception as err:  # noqa: BLE001 — any transport failure means no approval was obtained
-        raise PermissionRequiredError(f"the client could not obtain indexing permission ({err})") from err
-
-
-def _approved(answer: types.ElicitResult) -> None:
-    if answer.action != "accept" or not (answer.content or {}).get("confirmed"):
-        raise PermissionDeniedError("project indexing was not approved")
-
-
 class ProgressReporter:
-    """An indexing progress callback, called in the worker thread, that sends notifications/progress:
+    """An indexing progress callback, called on the indexing thread, that sends notifications/progress:
     one per stage and per tenth of its work, numbered 1, 2, 3… (there is no total to promise)."""
 
-    def __init__(self, ctx: ServerRequestContext[Any], token: str | int) -> None:
-        self.ctx, self.token = ctx, token
+    def __init__(self, wire: Wire, token: str | int) -> None:
+        self.wire, self.token = wire, token
         self.sent = 0
         self.last: tuple[str, int] = ("", -1)
 
@@ -217,9 +271,8 @@ class ProgressReporter:
         self.last = step
         self.sent += 1
         message = f"{stage} {done}/{total}" if total else stage
-        with contextlib.suppress(Exception):  # progress is a courtesy; indexing goes on without it
-            anyio.from_thread.run(self.ctx.session.send_progress_notification, self.token, float(self.sent), None,
-                                  message)  # fmt: skip
+        self.wire.notify("notifications/progress", {"progressToken": self.token, "progress": float(self.sent),
+                                                    "message": message})  # fmt: skip
 
 
 def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
@@ -238,8 +291,6 @@ def serve(
     """Serve over stdio until the client leaves. A --repo that is not a git repository (or, for
     generation files, not a directory) fails here, before the transport opens, as `query` does; one
     that has no generation yet is served with index_project alone."""
-    from kivgraph.stdio_guard import gated_stdio
-
     for path in repositories:
         open_repository(path)
     for _, root in generation_files:
@@ -247,11 +298,27 @@ def serve(
             raise KivgraphError(f"{root} is not a directory; with --generation, --repo names the files' working tree.")
     catalog = Catalog(list(repositories), list(generation_files), workspace)
     catalog.load()
-    server = build_server(catalog)
+    with claimed_stdio() as (reader, writer):
+        Server(catalog, Wire(reader, writer)).run()
 
-    async def main() -> None:
-        async with gated_stdio() as (read, write):
-            options = server.create_initialization_options(NotificationOptions(tools_changed=True))
-            await server.run(read, write, options)
 
-    anyio.run(main)
+@contextlib.contextmanager
+def claimed_stdio():
+    """The client's stdin and stdout as byte streams, with fd 0 on the null device and fd 1 on stderr
+    meanwhile: an analyzer or git child reads EOF instead of the client's next request, and stray
+    output misses the wire. Both descriptors are given back on exit."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    reader: IO[bytes] = os.fdopen(wire_in, "rb")
+    writer: IO[bytes] = os.fdopen(wire_out, "wb")
+    try:
+        yield reader, writer
+    finally:
+        os.dup2(reader.fileno(), 0)
+        os.dup2(writer.fileno(), 1)
+        reader.close()
+        with contextlib.suppress(OSError):
+            writer.close()

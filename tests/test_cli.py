@@ -254,12 +254,12 @@ def test_colour_appears_only_on_a_terminal_and_never_with_no_color(monkeypatch):
 
 
 def test_a_bug_is_one_line_with_exit_code_70_not_a_traceback(make_repo, monkeypatch):
-    import kivgraph.cli
+    import kivgraph.indexing
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(kivgraph.cli, "index_snapshot", broken)
+    monkeypatch.setattr(kivgraph.indexing, "index_snapshot", broken)
     result = run("index", str(make_repo(FILES).path))
     assert result.exit_code == 70
     assert "internal error (RuntimeError: boom)" in result.stderr and "Traceback" not in result.stderr

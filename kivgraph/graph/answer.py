@@ -88,13 +88,19 @@ def snapshot_age_ms(graph: Graph) -> int:
 def hoist(rows: Sequence[Row], columns: Iterable[str]) -> Row:
     """The columns every row agrees on (a non-empty value; booleans hoist even when false)."""
     header: Row = {}
+    if not rows:
+        return header
     for column in columns:
-        values = {dumps(row.get(column)) for row in rows}
-        if rows and len(values) == 1:
-            value = rows[0].get(column)
-            if value is not None and value != "" and value != []:
-                header[column] = value
+        value = rows[0].get(column)
+        if value is None or value == "" or value == [] or not all(same(row.get(column), value) for row in rows):
+            continue
+        header[column] = value
     return header
+
+
+def same(left: object, right: object) -> bool:
+    """Equal as the JSON a row holds: `true` is not `1` (row values nest no mixed scalars deeper down)."""
+    return type(left) is type(right) and left == right
 
 
 def compact_page(
@@ -216,6 +222,9 @@ class GoPackages:
         self.importers: dict[int, set[int]] = {}
         self.implements: dict[int, set[int]] = {}
         """Either way: the package of an interface and the packages of the types that implement it."""
+        self.graph = weakref.ref(graph)
+        self._linked: dict[tuple[frozenset[int], str], frozenset[int]] = {}
+        self._inside: dict[tuple[int, str], list[int]] = {}
         go = graph.language_names.index(Language.GO.value) if Language.GO.value in graph.language_names else -1
         imports, implements = EDGE_KINDS.index(EdgeKind.IMPORTS_SYMBOL), EDGE_KINDS.index(EdgeKind.IMPLEMENTS)
         wanted = np.isin(graph.edge_kind, np.array([imports, implements]))
@@ -234,11 +243,31 @@ class GoPackages:
                 self.implements.setdefault(a, set()).add(b)
                 self.implements.setdefault(b, set()).add(a)
 
-    def linked(self, seeds: set[int], direction: str = "both") -> set[int]:
+    def linked(self, seeds: set[int], direction: str = "both") -> frozenset[int]:
         """The packages whose code could name the seeds' declarations (their importers, transitively:
         a method is called on a value another package handed over; direction "incoming") and those
         the seeds' code depends on (their imports, transitively; "outgoing"), across interfaces
-        both ways."""
+        both ways. Kept per question: every answer on a symbol asks it again."""
+        key = (frozenset(seeds), direction)
+        found = self._linked.get(key)
+        if found is None:
+            found = self._linked[key] = frozenset(self._reach(seeds, direction))
+        return found
+
+    def inside(self, repository: int, path: str) -> list[int]:
+        """The Go packages of `repository` at or under the scope path `path` (or holding its file)."""
+        found = self._inside.get((repository, path))
+        graph = self.graph()
+        if found is None and graph is not None:
+            found = self._inside[(repository, path)] = [
+                p for p, package in enumerate(graph.packages)
+                if package.repository == repository and package.language == "go"
+                and (path in ("", ".") or package.root == path or package.root.startswith(path + "/")
+                     or path.rpartition("/")[0] == package.root)
+            ]  # fmt: skip
+        return found or []
+
+    def _reach(self, seeds: set[int], direction: str) -> set[int]:
         found: set[int] = set()
         both = (self.importers, self.imports)
         steps = {"incoming": both[:1], "outgoing": both[1:]}.get(direction, both)
@@ -275,18 +304,12 @@ def go_scope_could_reference(
     seeds = {int(graph.package[i]) for i in declared}
     if not declared or NONE in seeds or any(int(graph.repository[i]) != scope.repository for i in declared):
         return True
-    path = scope.path.strip("/")
-    inside = [
-        p for p, package in enumerate(graph.packages)
-        if package.repository == scope.repository and package.language == "go"
-        and (path in ("", ".") or package.root == path or package.root.startswith(path + "/")
-             or path.rpartition("/")[0] == package.root)
-    ]  # fmt: skip
-    if not inside:
-        return True
     packages = GO_PACKAGES.get(graph)
     if packages is None:
         packages = GO_PACKAGES[graph] = GoPackages(graph)
+    inside = packages.inside(scope.repository, scope.path.strip("/"))
+    if not inside:
+        return True
     return not packages.linked(seeds, direction).isdisjoint(inside)
 
 

@@ -28,6 +28,12 @@ SYMBOL_KINDS = list(SymbolKind)
 LANGUAGES = list(Language)
 ROLES = list(FileRole)
 TEST_ROLE = ROLES.index(FileRole.TEST)
+# The codes' names as plain strings: an enum's `.value` costs a descriptor call on every row.
+EDGE_KIND_NAMES = [x.value for x in EDGE_KINDS]
+CONFIDENCE_NAMES = [x.value for x in CONFIDENCES]
+PROVENANCE_NAMES = [x.value for x in PROVENANCES]
+SYMBOL_KIND_NAMES = [x.value for x in SYMBOL_KINDS]
+ROLE_VALUES = [x.value for x in ROLES]
 KEY_TEXT_LENGTH = 52
 """A stable key's text: 256 bits in unpadded base32."""
 REFERENCE_KINDS = frozenset(k for k in EdgeKind if k not in (EdgeKind.CONTAINS, EdgeKind.METHOD_OF))
@@ -117,6 +123,56 @@ class ExternalInfo:
     """The relation at the site, an index into EDGE_KINDS: the edge it becomes once linked."""
 
 
+class ExternalTable:
+    """One repository's references to symbols outside it, as stored: columns, read into ExternalInfo
+    rows only where linking needs one (a repository names thousands; most stay third-party)."""
+
+    def __init__(
+        self,
+        repository: int,
+        symbol_base: int,
+        columns: dict[str, IntArray],
+        strings: list[str],
+        languages: list[str],
+        file_paths: list[str],
+        provenances: list[str],
+        site_kinds: list[int],
+    ) -> None:
+        self.repository, self.symbol_base, self.columns = repository, symbol_base, columns
+        self.strings, self.languages, self.file_paths = strings, languages, file_paths
+        self.provenances, self.site_kinds = provenances, site_kinds
+
+    def __len__(self) -> int:
+        return len(self.columns["source"])
+
+    def row(self, i: int) -> ExternalInfo:
+        c, st = self.columns, self.strings
+        file = int(c["file"][i])
+        path = "" if file == NONE else self.file_paths[file]
+        kind = self.site_kinds[int(c["kind"][i])] if "kind" in c else EDGE_KINDS.index(EdgeKind.REFERENCES)
+        return ExternalInfo(self.repository, int(c["source"][i]) + self.symbol_base,
+                            self.languages[int(c["language"][i])], st[int(c["package"][i])], st[int(c["symbol"][i])],
+                            path, int(c["line"][i]), st[int(c["manager"][i])], st[int(c["version"][i])],
+                            self.provenances[int(c["provenance"][i])], kind)  # fmt: skip
+
+    def distinct(self) -> tuple[list[int], IntArray]:
+        """(the first row of each distinct reference, each row's index into that list): a reference
+        is its language, provenance, package and symbol; the rows naming it differ in site only."""
+        if not len(self):
+            return [], np.zeros(0, np.int32)
+        keys = [self.columns[name] for name in ("symbol", "package", "provenance", "language")]
+        order = np.lexsort(keys)  # stable: each run of one reference starts at its first row
+        repeats = np.zeros(len(order), dtype=np.bool_)
+        repeats[1:] = True
+        for column in keys:
+            ordered = column[order]
+            repeats[1:] &= ordered[1:] == ordered[:-1]
+        starts = ~repeats
+        inverse = np.empty(len(order), dtype=np.int32)
+        inverse[order] = np.cumsum(starts) - 1
+        return ints(order[starts]), inverse
+
+
 def ints(column: npt.NDArray[np.int32] | npt.NDArray[np.int64]) -> list[int]:
     """A column as Python ints (numpy's tolist is untyped)."""
     values: list[int] = column.tolist()
@@ -167,7 +223,8 @@ class Graph:
         edge_columns: dict[str, list[IntArray]] = defaultdict(list)
         self.unresolved: list[UnresolvedInfo] = []
         self.scopes: list[ScopeInfo] = []
-        self.externals: list[ExternalInfo] = []
+        self.externals: list[ExternalTable] = []
+        """Each repository's references to symbols outside it (graph/link.py binds them)."""
         self.symbol_offsets: list[int] = []
         self.language_names: list[str] = [x.value for x in LANGUAGES]
         """Symbol language codes → names: this reader's languages, then any a newer writer added."""
@@ -257,17 +314,11 @@ class Graph:
                     ScopeInfo(r, UNKNOWN_LANGUAGE, name, name, "", f"written by a newer kivgraph: this one does "
                               f"not know {name}, so cannot tell whether a type checker resolved its uses; upgrade it")
                 )  # fmt: skip
-            x = {name: ints(column) for name, column in c.tables["external_references"].items()}
-            provenance_names = known_names(PROVENANCES, voc["provenance"], Provenance.UNKNOWN)
-            site_kinds = ints(vocabulary_codes(EDGE_KINDS, voc["edge_kind"], EdgeKind.UNKNOWN))
-            references = EDGE_KINDS.index(EdgeKind.REFERENCES)  # a format 1.2 blob has no kind column
-            for i in range(len(x["source"])):
-                self.externals.append(
-                    ExternalInfo(r, x["source"][i] + symbol_base, lang_names[x["language"][i]], st[x["package"][i]],
-                                 st[x["symbol"][i]], path_of(x["file"][i]), x["line"][i], st[x["manager"][i]],
-                                 st[x["version"][i]], provenance_names[x["provenance"][i]],
-                                 site_kinds[x["kind"][i]] if "kind" in x else references)
-                )  # fmt: skip
+            self.externals.append(
+                ExternalTable(r, symbol_base, c.tables["external_references"], st, lang_names, file_paths,
+                              known_names(PROVENANCES, voc["provenance"], Provenance.UNKNOWN),
+                              ints(vocabulary_codes(EDGE_KINDS, voc["edge_kind"], EdgeKind.UNKNOWN)))
+            )  # fmt: skip
             symbol_base += count
             file_base += len(file_paths)
             package_base += len(p["id"])
@@ -473,7 +524,7 @@ class Graph:
         return sorted(i for s in set(sources) for i in self._unresolved_by_source.get(s, []))
 
     def kind_of(self, symbol: int) -> str:
-        return SYMBOL_KINDS[int(self.kind[symbol])].value
+        return SYMBOL_KIND_NAMES[int(self.kind[symbol])]
 
     def language_of(self, symbol: int) -> str:
         return self.language_names[int(self.language[symbol])]
@@ -488,7 +539,7 @@ class Graph:
         return found
 
     def role_of(self, symbol: int) -> str:
-        return ROLES[int(self.role[symbol])].value
+        return ROLE_VALUES[int(self.role[symbol])]
 
     def repository_name(self, symbol: int) -> str:
         return self.repositories[int(self.repository[symbol])].name

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
+import numpy as np
+
 from kivgraph.model import CALLABLE_KINDS, FUNCTION_VALUE_KINDS, Confidence, EdgeKind, Provenance
 
 if TYPE_CHECKING:
@@ -107,7 +109,7 @@ def link(graph: "Graph") -> Links:
     from kivgraph.graph.index import UnresolvedInfo
 
     links = Links([], [], [], [], [], [], [], [])
-    if not graph.externals:
+    if not any(len(table) for table in graph.externals):
         return links
     by_identity = identities(graph)
     members: dict[int, list[int]] = {}
@@ -175,29 +177,38 @@ def link(graph: "Graph") -> Links:
             return "unresolved", (target, f"{request.path} in {request.package} ({provider})")
         return "edge", target
 
-    # A consumer names the same symbols over and over: each distinct reference is resolved once.
+    # A consumer names the same symbols over and over: each distinct reference is resolved once, and
+    # only the sites of those that come to something are read (in stored order).
     outcomes: dict[tuple[int, str, bool, str, str], tuple[str, object]] = {}
-    for x in graph.externals:
-        fam = family(x.language)
-        exact = x.provenance in SCIP_PROVENANCES
-        key = (x.repository, fam, exact, x.package, x.symbol)
-        outcome = outcomes.get(key)
-        if outcome is None:
-            outcome = outcomes[key] = resolve(x, fam, exact)
-        kind, detail = outcome
-        if kind == "depend":
-            depend(x, cast(list[int], detail))
-        elif kind == "unresolved":
-            reason, text = cast(tuple[str, str], detail)
-            unresolved(x, reason, text)
-        elif kind == "edge":
-            links.sources.append(x.source)
-            target = cast(int, detail)
-            links.targets.append(target)
-            links.kinds.append(_linked_kind(graph, x.kind, target))
-            links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
-            links.files.append(x.file)
-            links.lines.append(x.line)
+    for table in graph.externals:
+        firsts, inverse = table.distinct()
+        found: list[tuple[str, object]] = []
+        for row in firsts:
+            x = table.row(row)
+            fam, exact = family(x.language), x.provenance in SCIP_PROVENANCES
+            key = (x.repository, fam, exact, x.package, x.symbol)
+            outcome = outcomes.get(key)
+            if outcome is None:
+                outcome = outcomes[key] = resolve(x, fam, exact)
+            found.append(outcome)
+        kept = np.array([kind != "skip" for kind, _ in found] or [False], dtype=np.bool_)
+        for row in np.flatnonzero(kept[inverse]).tolist():
+            x = table.row(row)
+            kind, detail = found[int(inverse[row])]
+            if kind == "depend":
+                depend(x, cast(list[int], detail))
+            elif kind == "unresolved":
+                reason, text = cast(tuple[str, str], detail)
+                unresolved(x, reason, text)
+            else:
+                target = cast(int, detail)
+                exact = x.provenance in SCIP_PROVENANCES
+                links.sources.append(x.source)
+                links.targets.append(target)
+                links.kinds.append(_linked_kind(graph, x.kind, target))
+                links.confidences.append(Confidence.EXACT_PACKAGE_MAPPED if exact else Confidence.CANDIDATE)
+                links.files.append(x.file)
+                links.lines.append(x.line)
     return links
 
 

@@ -21,9 +21,11 @@ from kivgraph.graph.answer import (
 )
 from kivgraph.graph.cursors import decode_cursor, encode_cursor
 from kivgraph.graph.index import (
+    CONFIDENCE_NAMES,
     CONFIDENCES,
+    EDGE_KIND_NAMES,
     EDGE_KINDS,
-    PROVENANCES,
+    PROVENANCE_NAMES,
     REFERENCE_KINDS,
     SYMBOL_KINDS,
     TEST_ROLE,
@@ -139,9 +141,9 @@ def symbol_row(g: Graph, i: int, detailed: bool = False) -> Row:
 
 def edge_columns(g: Graph, e: int) -> Row:
     return {
-        "edge_kind": EDGE_KINDS[int(g.edge_kind[e])].value,
-        "confidence": CONFIDENCES[int(g.edge_confidence[e])].value,
-        "provenance": PROVENANCES[int(g.edge_provenance[e])].value,
+        "edge_kind": EDGE_KIND_NAMES[int(g.edge_kind[e])],
+        "confidence": CONFIDENCE_NAMES[int(g.edge_confidence[e])],
+        "provenance": PROVENANCE_NAMES[int(g.edge_provenance[e])],
     }
 
 
@@ -357,7 +359,7 @@ def find_references(s: Session, args: dict[str, Any]) -> Row:
     def keep(e: int, other: int) -> bool:
         nonlocal excluded
         if int(g.edge_kind[e]) not in kinds or (confidence is not None and int(g.edge_confidence[e]) != confidence):
-            if default_ran and EDGE_KINDS[int(g.edge_kind[e])].value in DEFAULT_EXCLUDED:
+            if default_ran and EDGE_KIND_NAMES[int(g.edge_kind[e])] in DEFAULT_EXCLUDED:
                 excluded += 1
             return False
         return keep_end(other)
@@ -534,11 +536,11 @@ class Visit:
 
 
 def visit_kind(g: Graph, v: Visit) -> str:
-    return CONFORMANCE if v.conformance else EDGE_KINDS[int(g.edge_kind[v.edge])].value
+    return CONFORMANCE if v.conformance else EDGE_KIND_NAMES[int(g.edge_kind[v.edge])]
 
 
 def visit_confidence(g: Graph, v: Visit) -> str:
-    return Confidence.CANDIDATE.value if v.conformance else CONFIDENCES[int(g.edge_confidence[v.edge])].value
+    return Confidence.CANDIDATE.value if v.conformance else CONFIDENCE_NAMES[int(g.edge_confidence[v.edge])]
 
 
 def walk(
@@ -614,7 +616,7 @@ def reached_row(g: Graph, v: Visit, detailed: bool) -> Row:
         reached_from=qualified_name(g, v.came_from),
         via_kind=visit_kind(g, v),
         via_confidence=visit_confidence(g, v),
-        via_provenance=PROVENANCES[int(g.edge_provenance[v.edge])].value,
+        via_provenance=PROVENANCE_NAMES[int(g.edge_provenance[v.edge])],
     )
     if v.through:
         row["via_interface"] = v.through
@@ -1185,7 +1187,7 @@ def list_repositories(s: Session, args: dict[str, Any]) -> Row:
 def graph_status(s: Session, args: dict[str, Any]) -> Row:
     g = s.graph
     freshness = repository_rows(g)
-    kinds = Counter(EDGE_KINDS[k].value for k in ints(g.edge_kind))
+    kinds = Counter(EDGE_KIND_NAMES[k] for k in ints(g.edge_kind))
     reasons = Counter(u.reason for u in g.unresolved) + Counter(v.reason for v in g.scopes)
     newest = max((r.columns.header.created_at for r in g.repositories), default="")
     results: Row = {
@@ -1197,12 +1199,12 @@ def graph_status(s: Session, args: dict[str, Any]) -> Row:
         "files": len(g.files),
         "symbols": g.size,
         "edges": len(g.edge_source),
-        "external_references": len(g.externals),
+        "external_references": sum(len(table) for table in g.externals),
         "unresolved": len(g.unresolved),
         "invisible_scopes": len(g.scopes),
         "edges_by_kind": [{"key": k, "count": n} for k, n in sorted(kinds.items())],
         "edges_by_confidence": [
-            {"key": CONFIDENCES[c].value, "count": n} for c, n in sorted(Counter(ints(g.edge_confidence)).items())
+            {"key": CONFIDENCE_NAMES[c], "count": n} for c, n in sorted(Counter(ints(g.edge_confidence)).items())
         ],  # fmt: skip
         "unresolved_by_reason": [{"key": k, "count": n} for k, n in sorted(reasons.items())],
         "generations": [

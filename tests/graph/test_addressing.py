@@ -20,10 +20,10 @@ from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.tools import TOOL_BY_NAME
 from kivgraph.indexing import index_repository
 from kivgraph.model import Generation, SymbolKind
-from kivgraph.server import build_server
 from kivgraph.store import save_to_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
+from tests.mcp_client import in_process
 from tests.scip.analyzers import require
 
 Row = dict[str, Any]
@@ -379,7 +379,7 @@ def test_the_mcp_server_resolves_module_and_package_and_refuses_a_package_of_sev
     it = indexed("go")
 
     async def go() -> list[tuple[bool, str]]:
-        async with Client(build_server(it.catalog)) as client:
+        async with Client(in_process(it.catalog)) as client:
             texts: list[tuple[bool, str]] = []
             for tool, arguments in (
                 ("get_symbol", {"repository": it.name, "path": "log/level.go", "qualified_name": "<module>"}),

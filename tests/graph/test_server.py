@@ -21,11 +21,11 @@ from kivgraph.graph.tools import INSTRUCTIONS, TOOL_BY_NAME, TOOLS
 from kivgraph.indexing import index_repository
 from kivgraph.model import FileRecord, FileStatus, Generation, Language, Symbol, SymbolKind
 from kivgraph.model.keys import stable_key
-from kivgraph.server import build_server
 from kivgraph.store import save_to_file, save_to_notes
 from kivgraph.store.envelope import FORMAT_MAJOR, FORMAT_MINOR
 from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
+from tests.mcp_client import in_process
 from tests.scip.analyzers import require
 
 
@@ -45,7 +45,7 @@ def call(repo: Repo, tool: str, arguments: dict[str, object]) -> tuple[bool, str
     catalog.load()
 
     async def go() -> tuple[bool, str]:
-        async with Client(build_server(catalog)) as client:
+        async with Client(in_process(catalog)) as client:
             result = await client.call_tool(tool, arguments)
             return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
 
@@ -63,7 +63,7 @@ def test_the_server_lists_every_tool_with_the_seed_instructions(go_repo: Repo):
     catalog.load()
 
     async def go() -> tuple[str | None, list[object]]:
-        async with Client(build_server(catalog)) as client:
+        async with Client(in_process(catalog)) as client:
             return client.instructions, (await client.list_tools()).tools  # type: ignore[attr-defined]
 
     instructions, tools = anyio.run(go)
@@ -180,7 +180,7 @@ def test_without_a_generation_only_index_project_is_served_until_it_publishes(tm
     catalog.load()
 
     async def go() -> tuple[list[str], str, list[str]]:
-        async with Client(build_server(catalog)) as client:
+        async with Client(in_process(catalog)) as client:
             before = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("index_project", {"confirmed": True})
             after = [t.name for t in (await client.list_tools()).tools]
@@ -218,7 +218,7 @@ def test_index_project_asks_the_user_through_elicitation_and_reports_progress(tm
         progress.append((done, message))
 
     async def go() -> str:
-        async with Client(build_server(catalog), elicitation_callback=approve, mode="legacy") as client:
+        async with Client(in_process(catalog), elicitation_callback=approve, mode="legacy") as client:
             result = await client.call_tool("index_project", {}, progress_callback=on_progress)
             return result.content[0].text  # type: ignore[union-attr]
 
@@ -242,7 +242,7 @@ def test_index_project_declined_by_the_user_is_permission_denied_and_publishes_n
         return types.ElicitResult(action="decline")
 
     async def go() -> tuple[bool, str]:
-        async with Client(build_server(catalog), elicitation_callback=decline) as client:
+        async with Client(in_process(catalog), elicitation_callback=decline) as client:
             result = await client.call_tool("index_project", {"confirmed": True})
             return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
 
@@ -360,7 +360,7 @@ def test_get_source_refuses_a_working_tree_file_that_grew_to_256_mb_quickly_and_
 
 def call_index_project(catalog: Catalog, arguments: dict[str, object]) -> tuple[bool, str]:
     async def go() -> tuple[bool, str]:
-        async with Client(build_server(catalog)) as client:
+        async with Client(in_process(catalog)) as client:
             result = await client.call_tool("index_project", arguments)
             return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
 
@@ -456,11 +456,13 @@ def test_serve_fails_at_start_up_when_the_working_tree_of_generation_files_is_mi
     assert done.stderr == f"Error: {missing} {why}\n"
 
 
-def test_serving_never_imports_the_indexing_pipeline():
+def test_serving_never_imports_the_indexing_pipeline_or_an_mcp_sdk():
     """The server starts on a stored generation: the analyzers, the indexing pipeline and the derived
-    Rust library are for `kivgraph index`, and importing them costs a serving start most of its time."""
-    heavy = ("kivgraph.indexing", "kivgraph.derived", "kivgraph.scip.run")
-    code = "\n".join(("import sys, kivgraph.server", f"loaded = [m for m in {heavy!r} if m in sys.modules]",
+    Rust library are for `kivgraph index`, and the MCP SDK (half a second of pydantic models) is not
+    needed to speak JSON-RPC lines; importing either would cost a serving start most of its time."""
+    heavy = ("kivgraph.indexing", "kivgraph.derived", "kivgraph.scip.run", "mcp", "pydantic", "anyio")
+    code = "\n".join(("import sys, kivgraph.cli, kivgraph.server",
+                       f"loaded = [m for m in {heavy!r} if m in sys.modules]",
                        "assert not loaded, loaded"))  # fmt: skip
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -30,10 +30,10 @@ from kivgraph.graph.queries import TRAVERSAL_TAIL, traversal_page
 from kivgraph.graph.tools import TOOL_BY_NAME, TOOLS, Tool
 from kivgraph.indexing import index_repository
 from kivgraph.model import EdgeKind, SymbolKind
-from kivgraph.server import build_server
 from kivgraph.store import save_to_file, save_to_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import FIXTURES, Repo
+from tests.mcp_client import in_process
 from tests.scip.analyzers import require
 
 DOCUMENTED_CODES = frozenset({"INVALID_ARGUMENT", "SYMBOL_NOT_FOUND", "AMBIGUOUS_SYMBOL", "REPOSITORY_NOT_FOUND",
@@ -579,7 +579,7 @@ def test_permission_and_an_expired_cursor_through_the_server(tmp_path: Path):
     page = {"name": "S", "mode": "prefix", "limit": 1}
 
     async def go() -> list[tuple[bool, str]]:
-        async with Client(build_server(catalog)) as client:
+        async with Client(in_process(catalog)) as client:
             texts: list[tuple[bool, str]] = []
 
             async def call(tool: str, arguments: Row) -> str:

@@ -1,7 +1,8 @@
-"""`kivgraph serve` over real stdio, fed requests the MCP SDK alone drops without a word: each gets a
-JSON-RPC error with its id within seconds, and the server goes on serving. A repository with no
-generation yet is served (index_project alone), which is all these tests need."""
+"""`kivgraph serve` over real stdio, fed malformed requests (among them those the MCP SDK alone drops
+without a word): each gets a JSON-RPC error with its id within seconds, and the server goes on serving.
+A repository with no generation yet is served (index_project alone), which is all these tests need."""
 
+import io
 import json
 import queue
 import subprocess
@@ -9,10 +10,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kivgraph.stdio_guard import screen
+from kivgraph.stdio import Wire as LineWire
 from tests.conftest import Repo
 
 ANSWER_SECONDS = 5.0
@@ -109,10 +111,19 @@ def test_notifications_responses_and_blank_lines_are_never_answered(wire: Wire):
     wire.still_serves()  # the next line out is the answer to this call, not to any of those
 
 
+def screen(line: str) -> list[dict[str, Any]] | None:
+    """None when the transport passes `line` on as a message; else the errors it answered instead."""
+    written = io.BytesIO()
+    wire = LineWire(io.BytesIO(), written)
+    passed = wire._screened(line)  # noqa: SLF001 — the screening alone, without a reader thread
+    answers = [json.loads(x) for x in written.getvalue().splitlines()]
+    return None if passed is not None else answers
+
+
 def test_the_answers_say_what_was_wrong():
     def message(line: str) -> tuple[object, int, str]:
         [error] = screen(line) or []
-        return error.id, error.error.code, error.error.message
+        return error["id"], error["error"]["code"], error["error"]["message"]
 
     assert message('{"jsonrpc":"1.0","id":1,"method":"m"}') == (1, -32600, 'Invalid request: jsonrpc must be "2.0"')
     assert message('{"jsonrpc":"2.0","id":2,"method":"m","params":[1]}') == (
@@ -122,7 +133,7 @@ def test_the_answers_say_what_was_wrong():
     assert message('{"jsonrpc":"2.0","id":1.5,"method":"m"}') == (
         None, -32600, "Invalid request: id must be an integer or a string"
     )  # fmt: skip
-    assert message('{"jsonrpc":"2.0","id":"\\udc00","method":"m"}')[:2] == (None, -32600)
+    assert message('{"jsonrpc":"2.0","id":"\\udc00","method":"m"}')[:2] == (None, -32700)
     assert message("[]") == (None, -32600, "Invalid request: batches are not supported; send each message on a line "
                                            "of its own")  # fmt: skip
     assert message("42") == (None, -32600, "Invalid request: a message is a JSON object")
@@ -132,27 +143,27 @@ def test_the_answers_say_what_was_wrong():
     assert surrogate[:2] == (4, -32700) and "lone UTF-16 surrogate" in surrogate[2]
 
 
-def test_lines_the_sdk_reads_pass_the_gate_untouched():
+def test_well_formed_lines_pass_the_gate_untouched():
     assert screen('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n') is None
     assert screen('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":[]}}}') is None
     assert screen('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"id"}}') is None
-    assert screen('{"jsonrpc":"2.0","id":3,"result":{}}') is None
     assert screen('{"jsonrpc":"2.0","id":4,"method":"m","params":{"s":"\\ud83d\\ude00"}}') is None  # a pair is text
+    assert screen('{"jsonrpc":"2.0","id":3,"result":{}}') == []  # an answer to nothing we asked: dropped
 
 
-def test_a_server_serving_over_stdio_leaves_no_standard_input_to_its_children(tmp_path: Path):
-    """The gate opens stdin itself, so it diverts fd 0 as the SDK would: an analyzer or git child
-    reading stdin gets EOF instead of the client's next request."""
+def test_a_server_serving_over_stdio_leaves_no_standard_input_or_output_to_its_children(tmp_path: Path):
+    """The server claims stdin and stdout for the wire: an analyzer or git child reading stdin gets EOF
+    instead of the client's next request, and what one prints lands on stderr, not in the protocol."""
     script = (
-        "import anyio, os, sys\n"
-        "from kivgraph.stdio_guard import gated_stdio\n"
-        "async def main():\n"
-        "    async with gated_stdio() as (read, write):\n"
-        "        sys.stderr.write(repr(os.read(0, 100)))\n"
-        "        write.close()\n"
-        "anyio.run(main)\n"
+        "import os, sys\n"
+        "from kivgraph.server import claimed_stdio\n"
+        "with claimed_stdio() as (reader, writer):\n"
+        "    sys.stderr.write(repr(os.read(0, 100)))\n"
+        "    os.write(1, b'stray')\n"
+        "    writer.write(reader.readline())\n"
     )
     done = subprocess.run([sys.executable, "-c", script], input=b"client bytes\n", capture_output=True, timeout=60,
                           check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stderr.decode() == "b''"
+    assert done.stderr.decode() == "b''stray"
+    assert done.stdout == b"client bytes\n"
