@@ -226,6 +226,7 @@ class Graph:
         self.externals: list[ExternalTable] = []
         """Each repository's references to symbols outside it (graph/link.py binds them)."""
         self.symbol_offsets: list[int] = []
+        self._keys: dict[int, str] = {}
         self.language_names: list[str] = [x.value for x in LANGUAGES]
         """Symbol language codes → names: this reader's languages, then any a newer writer added."""
         language_codes = {name: code for code, name in enumerate(self.language_names)}
@@ -393,9 +394,13 @@ class Graph:
     # -- lookups -----------------------------------------------------------------------------
 
     def key(self, symbol: int) -> str:
-        """The stable key of one symbol, decoded on demand (all of them cost a tenth of a second)."""
-        r = int(self.repository[symbol])
-        return self.repositories[r].columns.key(symbol - self.symbol_offsets[r])
+        """The stable key of one symbol, decoded on demand (all of them cost a tenth of a second) and
+        kept: the rows an agent asks about are asked about again."""
+        found = self._keys.get(symbol)
+        if found is None:
+            r = int(self.repository[symbol])
+            found = self._keys[symbol] = self.repositories[r].columns.key(symbol - self.symbol_offsets[r])
+        return found
 
     @cached_property
     def _by_key_bytes(self) -> dict[bytes, int]:

@@ -1,7 +1,7 @@
 """Which rows a page lists and which it only counts: `roles` (default every role but `test`) and a
 `path_prefix`, and the exact per-role summary of the rows left unlisted (`not_listed`)."""
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from kivgraph.errors import InvalidArgumentError
@@ -38,13 +38,12 @@ def not_listed(g: Graph, symbols: Iterable[int], per_file: bool) -> Row:
     `per_file`, `repository:path` once several repositories are loaded): exact counts, so the page
     plus this summary is the whole answer."""
     rows: Counter[str] = Counter()
-    files: dict[str, Counter[str]] = {}
+    files: defaultdict[str, Counter[str]] = defaultdict(Counter)
     several = len(g.repositories) > 1
     for i in symbols:
         role = g.role_of(i)
         rows[role] += 1
-        where = f"{g.repository_name(i)}:{g.path_of(i)}" if several else g.path_of(i)
-        files.setdefault(role, Counter())[where] += 1
+        files[role][f"{g.repository_name(i)}:{g.path_of(i)}" if several else g.path_of(i)] += 1
     return {
         role: {"rows": rows[role], "files": dict(sorted(files[role].items())) if per_file else len(files[role])}
         for role in ROLE_NAMES
