@@ -275,6 +275,49 @@ def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool) ->
     click.echo(click.style(line, fg="green") if color else line, color=color)
 
 
+@cli.command("plan")
+@click.argument("path", default=".", type=click.Path(file_okay=False))
+@click.option("--commit", "revision", default="HEAD", show_default=True, help="Revision whose tree is planned.")
+@click.option("--languages", help="Comma-separated languages to plan for (default: every one found).")
+@click.option("--shards", type=click.IntRange(min=1), help="Also balance the units over N shards, by size.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+def plan_command(path: str, revision: str, languages: str | None, shards: int | None, as_json: bool) -> None:
+    """The units of work of the tree at PATH: each analyzer project root (go.mod, topmost tsconfig.json,
+    topmost Cargo.toml, the Python tree) and the rest as syntax-only units, with their sizes and what
+    they depend on, in dependency order."""
+    from kivgraph.indexing import snapshot_at
+    from kivgraph.plan import plan
+
+    snap = snapshot_at(path, revision)
+    by_path = {f.path: f for f in snap.files if not f.symlink}
+
+    def read(name: str) -> bytes | None:
+        found = by_path.get(name)
+        return found.read() if found is not None else None
+
+    planned = plan([(f.path, f.size) for f in by_path.values()], read, parse_languages(languages))
+    split = planned.shards(shards) if shards else []
+    if as_json:
+        units = [u.as_json() for u in planned.units]
+        result: dict[str, Any] = {"repository": snap.repository, "commit": snap.commit, "units": units,
+                                  "cyclic": list(planned.cyclic)}  # fmt: skip
+        if shards:
+            result["shards"] = [{"shard": f"{k + 1}/{shards}", "units": [u.id for u in shard],
+                                 "bytes": sum(u.bytes for u in shard)} for k, shard in enumerate(split)]  # fmt: skip
+        click.echo(json.dumps(result, indent=2))
+        return
+    width = max((len(u.id) for u in planned.units), default=4)
+    click.echo(f"{len(planned.units)} units of {snap.repository} at {snap.commit[:12]}, dependencies first:")
+    for unit in planned.units:
+        needs = f"  ← {', '.join(unit.depends_on)}" if unit.depends_on else ""
+        click.echo(f"  {unit.id:<{width}}  {len(unit.files):>6,} files {unit.bytes / 1e6:>8.2f} MB  {unit.name}{needs}")
+    if planned.cyclic:
+        click.echo(f"in or behind a dependency cycle: {', '.join(planned.cyclic)}")
+    for k, shard in enumerate(split):
+        size = sum(u.bytes for u in shard) / 1e6
+        click.echo(f"shard {k + 1}/{shards}: {size:.2f} MB — {', '.join(u.id for u in shard) or 'nothing'}")
+
+
 @cli.command()
 @click.argument("revision", required=False)
 @click.option(

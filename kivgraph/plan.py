@@ -1,0 +1,227 @@
+"""The units of work of a tree: the project roots its analyzers run on (each go.mod, topmost
+tsconfig.json, topmost Cargo.toml, the Python tree) and the rest as syntax-only units, each with its
+files, size and the units it depends on; in dependency order, and balanced over N shards."""
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from kivgraph.errors import InvalidArgumentError
+from kivgraph.languages import language_of
+from kivgraph.model import Language
+from kivgraph.scip.run import projects
+
+SYNTAX = "syntax"
+"""The analyzer of a unit no type checker runs on: the syntax layer alone."""
+_COVERS = {
+    Language.GO: (Language.GO,),
+    Language.TYPESCRIPT: (Language.TYPESCRIPT, Language.JAVASCRIPT),
+    Language.RUST: (Language.RUST,),
+    Language.PYTHON: (Language.PYTHON,),
+}
+_GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
+_GO_REQUIRE_BLOCK = re.compile(r"^\s*require\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
+_GO_REQUIRE_LINE = re.compile(r"^\s*require\s+([^\s(]+)", re.MULTILINE)
+_GO_REPLACE = re.compile(r"=>\s*(\.{1,2}(?:/[^\s]*)?)\s*$", re.MULTILINE)
+_JSON_COMMENTS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_TRAILING_COMMAS = re.compile(r",(\s*[}\]])")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One unit of work: an analyzer's project root (or a syntax-only directory) and its files."""
+
+    root: str
+    """Repository-relative directory, "" for the top of the tree."""
+    analyzer: str
+    """The type checker that runs on it (`scip-go`, …), or `syntax`."""
+    language: str
+    """The language its analyzer checks ("" for a syntax-only unit, whose files may be of several)."""
+    name: str
+    """What other units call it: a Go module path, an npm or crate name, else its root."""
+    files: tuple[str, ...]
+    bytes: int
+    depends_on: tuple[str, ...] = ()
+    """The ids of the units it depends on (Go require/replace, npm dependencies, tsconfig
+    references, Cargo path dependencies)."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.analyzer}:{self.root or '.'}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "root": self.root, "analyzer": self.analyzer, "language": self.language,
+                "name": self.name, "files": len(self.files), "bytes": self.bytes,
+                "depends_on": list(self.depends_on)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    units: tuple[Unit, ...]
+    """In dependency order: a unit comes after the units it depends on (a cycle in id order)."""
+    cyclic: tuple[str, ...] = field(default=())
+    """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
+
+    def shards(self, count: int) -> list[list[Unit]]:
+        """The units over `count` shards, balanced by size: largest first onto the lightest shard
+        (a unit is never split: its analyzer runs once over all of it)."""
+        if count < 1:
+            raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
+        shards: list[list[Unit]] = [[] for _ in range(count)]
+        loads = [0] * count
+        for unit in sorted(self.units, key=lambda u: (-u.bytes, u.id)):
+            lightest = min(range(count), key=lambda k: (loads[k], k))
+            shards[lightest].append(unit)
+            loads[lightest] += unit.bytes
+        order = {unit.id: n for n, unit in enumerate(self.units)}
+        return [sorted(shard, key=lambda u: order[u.id]) for shard in shards]
+
+
+def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
+         languages: frozenset[Language] | None = None) -> Plan:  # fmt: skip
+    """The units of a tree of (path, size) files; `read` gives a manifest's bytes (None when absent)."""
+    sized = dict(files)
+    wanted = frozenset(Language) if languages is None else languages
+    roots = sorted(projects(sized, wanted), key=lambda p: (-p.root.count("/"), -len(p.root), p.root))
+    members: dict[tuple[str, str], list[str]] = {}
+    remainder: dict[str, list[str]] = {}
+    for path in sorted(sized):
+        language = language_of(path)
+        if language is None or language not in wanted:
+            continue
+        owner = next((p for p in roots if language in _COVERS.get(p.language, ()) and _inside(path, p.root)), None)
+        if owner is not None:
+            members.setdefault((owner.spec.name, owner.root), []).append(path)
+        else:
+            remainder.setdefault(path.partition("/")[0] if "/" in path else "", []).append(path)
+    units: list[Unit] = []
+    for project in roots:
+        paths = members.get((project.spec.name, project.root), [])
+        if paths:
+            units.append(Unit(project.root, project.spec.name, project.language.value,
+                              _name(project.language, project.root, read), tuple(paths),
+                              sum(sized[p] for p in paths)))  # fmt: skip
+    for root, paths in sorted(remainder.items()):
+        units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths)))
+    units = [_with_dependencies(u, units, read) for u in units]
+    return _ordered(units)
+
+
+def _inside(path: str, root: str) -> bool:
+    return root == "" or path.startswith(root + "/")
+
+
+def _manifest(root: str, name: str) -> str:
+    return f"{root}/{name}" if root else name
+
+
+def _text(read: Callable[[str], bytes | None], path: str) -> str:
+    data = read(path)
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def _json(read: Callable[[str], bytes | None], path: str) -> dict[str, Any]:
+    """A JSON (or tsconfig-style JSON with comments and trailing commas) object, {} when unreadable."""
+    text = _JSON_COMMENTS.sub(lambda m: m.group() if m.group().startswith('"') else "", _text(read, path))
+    try:
+        value = json.loads(_TRAILING_COMMAS.sub(r"\1", text))
+    except ValueError:
+        return {}
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _fields(value: object) -> dict[str, object]:
+    """`value` when it is a table (a JSON object, a TOML table), else no fields."""
+    return cast(dict[str, object], value) if isinstance(value, dict) else {}
+
+
+def _toml(read: Callable[[str], bytes | None], path: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(_text(read, path))
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _name(language: Language, root: str, read: Callable[[str], bytes | None]) -> str:
+    if language is Language.GO:
+        found = _GO_MODULE.search(_text(read, _manifest(root, "go.mod")))
+        return found.group(1) if found else root or "."
+    if language is Language.TYPESCRIPT:
+        name = _json(read, _manifest(root, "package.json")).get("name")
+        return name if isinstance(name, str) and name else root or "."
+    if language is Language.RUST:
+        package = _toml(read, _manifest(root, "Cargo.toml")).get("package")
+        name = cast(dict[str, Any], package).get("name") if isinstance(package, dict) else None
+        return name if isinstance(name, str) and name else root or "."
+    return root or "."
+
+
+def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], bytes | None]) -> Unit:
+    by_name = {u.name: u for u in units if u.analyzer == unit.analyzer and u is not unit}
+    found: set[str] = set()
+    if unit.analyzer == "scip-go":
+        text = _text(read, _manifest(unit.root, "go.mod"))
+        required = {line.split()[0] for block in _GO_REQUIRE_BLOCK.findall(text) for line in block.splitlines()
+                    if line.split() and not line.strip().startswith("//")}  # fmt: skip
+        required |= set(_GO_REQUIRE_LINE.findall(text))
+        found |= {by_name[m].id for m in required if m in by_name}
+        found |= _at_paths(unit, units, [m.group(1) for m in _GO_REPLACE.finditer(text)])
+    elif unit.analyzer == "scip-typescript":
+        package = _json(read, _manifest(unit.root, "package.json"))
+        for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
+            found |= {by_name[n].id for n in _fields(package.get(table)) if n in by_name}
+        references = _json(read, _manifest(unit.root, "tsconfig.json")).get("references")
+        entries: list[object] = cast(list[object], references) if isinstance(references, list) else []
+        found |= _at_paths(unit, units, [p for r in entries if isinstance(p := _fields(r).get("path"), str)])
+    elif unit.analyzer == "rust-analyzer":
+        manifest = _toml(read, _manifest(unit.root, "Cargo.toml"))
+        tables = [_fields(manifest.get(t)) for t in ("dependencies", "dev-dependencies", "build-dependencies")]
+        tables.append(_fields(_fields(manifest.get("workspace")).get("dependencies")))
+        specs = [_fields(spec) for table in tables for spec in table.values()]
+        found |= _at_paths(unit, units, [p for spec in specs if isinstance(p := spec.get("path"), str)])
+    found.discard(unit.id)
+    return Unit(unit.root, unit.analyzer, unit.language, unit.name, unit.files, unit.bytes, tuple(sorted(found)))
+
+
+def _at_paths(unit: Unit, units: list[Unit], relative: list[str]) -> set[str]:
+    """The ids of the units (of the same analyzer) holding the directories `relative` names from
+    `unit`'s root; a path leaving the tree names none."""
+    found: set[str] = set()
+    for path in relative:
+        parts: list[str] = [p for p in unit.root.split("/") if p]
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    break
+                parts.pop()
+            else:
+                parts.append(part)
+        else:
+            target = "/".join(parts)
+            holders = [u for u in units if u.analyzer == unit.analyzer and _inside(target + "/", u.root)]
+            if holders:
+                found.add(max(holders, key=lambda u: len(u.root)).id)
+    return found
+
+
+def _ordered(units: list[Unit]) -> Plan:
+    """Dependencies first (Kahn's algorithm, ties in id order); units in a cycle after, in id order."""
+    by_id = {u.id: u for u in units}
+    waiting = {u.id: {d for d in u.depends_on if d in by_id} for u in units}
+    done: list[Unit] = []
+    ready = sorted(i for i, deps in waiting.items() if not deps)
+    while ready:
+        current = ready.pop(0)
+        done.append(by_id[current])
+        del waiting[current]
+        freed = [i for i, deps in waiting.items() if current in deps and len(deps) == 1]
+        for deps in waiting.values():
+            deps.discard(current)
+        ready = sorted({*ready, *freed})
+    stuck = sorted(waiting)
+    return Plan(tuple(done + [by_id[i] for i in stuck]), tuple(stuck))

@@ -1,0 +1,116 @@
+"""`kivgraph plan` on a real git repository holding the project roots a monorepo mixes: Go modules
+tied by require/replace, npm packages tied by dependencies and tsconfig references, a Cargo crate
+with a path dependency, loose Python and a Dart directory no type checker runs on."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kivgraph.cli import cli
+from kivgraph.errors import InvalidArgumentError
+from kivgraph.plan import Plan, Unit, plan
+from tests.conftest import Repo
+
+TREE: dict[str, str | bytes] = {
+    "go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/lib v0.0.0\n\n"
+    "replace example.com/lib => ./lib\n",
+    "main.go": 'package main\n\nimport "example.com/lib"\n\nfunc main() { lib.Do() }\n',
+    "lib/go.mod": "module example.com/lib\n\ngo 1.21\n",
+    "lib/lib.go": "package lib\n\n// Do does.\nfunc Do() {}\n" + "// padding\n" * 200,
+    "tools/go.mod": "module example.com/tools\n\ngo 1.21\n\nrequire (\n\texample.com/lib v0.0.0 // indirect\n)\n",
+    "tools/gen.go": "package tools\n\nfunc Gen() {}\n",
+    "web/shared/package.json": '{"name": "@acme/shared"}',
+    "web/shared/tsconfig.json": '{\n  // comments are allowed here\n  "compilerOptions": {},\n}\n',
+    "web/shared/src/index.ts": "export const shared = 1;\n",
+    "web/app/package.json": '{"name": "@acme/app", "dependencies": {"@acme/shared": "*", "left-pad": "1"}}',
+    "web/app/tsconfig.json": '{"references": [{"path": "../ui"}]}',
+    "web/app/src/main.ts": "import { shared } from '@acme/shared';\nexport const app = shared;\n",
+    "web/app/src/helper.js": "module.exports = 1;\n",
+    "web/ui/package.json": '{"name": "@acme/ui"}',
+    "web/ui/tsconfig.json": "{}",
+    "web/ui/button.tsx": "export const Button = 1;\n",
+    "crates/core/Cargo.toml": '[package]\nname = "core"\nversion = "0.1.0"\n',
+    "crates/core/src/lib.rs": "pub fn core() {}\n",
+    "crates/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\ncore = { path = "../core" }\nserde = "1"\n',
+    "crates/cli/src/main.rs": "fn main() { core::core(); }\n",
+    "scripts/build.py": "def build():\n    return 1\n",
+    "mobile/lib/main.dart": "void main() {}\n",
+    "README.md": "# a monorepo\n",
+}
+
+
+@pytest.fixture(scope="module")
+def monorepo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    repo = Repo(tmp_path_factory.mktemp("plan") / "mono")
+    repo.commit(TREE, message="a monorepo")
+    return repo
+
+
+def planned(repo: Repo, *args: str) -> dict[str, object]:
+    result = CliRunner().invoke(cli, ["plan", str(repo.path), "--json", *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_every_project_root_is_a_unit_with_its_files_and_the_rest_is_syntax_only(monorepo: Repo):
+    units = {u["id"]: u for u in planned(monorepo)["units"]}  # type: ignore[union-attr]
+    assert set(units) == {
+        "scip-go:.", "scip-go:lib", "scip-go:tools",
+        "scip-typescript:web/shared", "scip-typescript:web/app", "scip-typescript:web/ui",
+        "rust-analyzer:crates/core", "rust-analyzer:crates/cli",
+        "scip-python:.", "syntax:mobile",
+    }  # fmt: skip
+    assert units["scip-go:."]["files"] == 1  # main.go; lib/ and tools/ are modules of their own
+    assert units["scip-go:lib"]["name"] == "example.com/lib"
+    assert units["scip-go:lib"]["bytes"] == len(TREE["lib/lib.go"])
+    assert units["scip-typescript:web/app"]["files"] == 2  # the .js file goes with its tsconfig root
+    assert units["rust-analyzer:crates/cli"]["name"] == "cli"
+    assert units["syntax:mobile"]["analyzer"] == "syntax" and units["syntax:mobile"]["language"] == ""
+
+
+def test_dependencies_come_from_the_manifests_and_order_puts_them_first(monorepo: Repo):
+    answer = planned(monorepo)
+    units = answer["units"]  # type: ignore[assignment]
+    needs = {u["id"]: u["depends_on"] for u in units}  # type: ignore[union-attr]
+    assert needs["scip-go:."] == ["scip-go:lib"]  # require and replace both name it
+    assert needs["scip-go:tools"] == ["scip-go:lib"]  # a require block, comment and all
+    assert needs["scip-typescript:web/app"] == ["scip-typescript:web/shared", "scip-typescript:web/ui"]
+    assert needs["rust-analyzer:crates/cli"] == ["rust-analyzer:crates/core"]
+    order = [u["id"] for u in units]  # type: ignore[union-attr]
+    for unit, deps in needs.items():
+        assert all(order.index(d) < order.index(unit) for d in deps), (unit, deps)
+    assert answer["cyclic"] == []
+
+
+def test_shards_balance_the_units_by_size_and_never_split_one(monorepo: Repo):
+    answer = planned(monorepo, "--shards", "3")
+    shards = answer["shards"]  # type: ignore[assignment]
+    assert [s["shard"] for s in shards] == ["1/3", "2/3", "3/3"]  # type: ignore[index]
+    every = [u for s in shards for u in s["units"]]  # type: ignore[index]
+    assert sorted(every) == sorted(u["id"] for u in answer["units"])  # type: ignore[union-attr]
+    assert "scip-go:lib" in shards[0]["units"]  # type: ignore[index]  # the largest unit leads the first
+
+
+def test_a_cycle_is_reported_and_its_units_still_planned():
+    units = [Unit("a", "scip-go", "go", "a", ("a/a.go",), 1, ("scip-go:b",)),
+             Unit("b", "scip-go", "go", "b", ("b/b.go",), 1, ("scip-go:a",)),
+             Unit("c", "scip-go", "go", "c", ("c/c.go",), 1)]  # fmt: skip
+    from kivgraph.plan import _ordered  # noqa: PLC2701 — the ordering alone, without manifests
+
+    ordered = _ordered(units)
+    assert [u.id for u in ordered.units] == ["scip-go:c", "scip-go:a", "scip-go:b"]
+    assert ordered.cyclic == ("scip-go:a", "scip-go:b")
+
+
+def test_bad_input_is_a_clear_error(monorepo: Repo, tmp_path: Path):
+    with pytest.raises(InvalidArgumentError):
+        Plan(()).shards(0)
+    result = CliRunner().invoke(cli, ["plan", str(monorepo.path), "--shards", "0"])
+    assert result.exit_code == 2 and "--shards" in result.output
+    result = CliRunner().invoke(cli, ["plan", str(tmp_path)])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    broken = plan([("go.mod", 5), ("a.go", 3), ("x/tsconfig.json", 2), ("x/a.ts", 4)],
+                  lambda p: b"\xff\xfe{not json" if p.endswith(".json") else b"module")  # fmt: skip
+    assert {u.id for u in broken.units} == {"scip-go:.", "scip-typescript:x"}  # unreadable manifests: no deps
