@@ -176,6 +176,12 @@ JOBS = click.option(
     type=click.Path(dir_okay=False, exists=True),
     help="A SCIP index of this tree (any indexer, repeatable): its files' edges become exact.",
 )
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Run only the type checkers of shard K of N of `kivgraph plan`, writing a shard file to --out; "
+    "`kivgraph merge` joins the N into the generation.",
+)
 def index(
     path: str,
     revision: str,
@@ -188,8 +194,12 @@ def index(
     analyzers: bool,
     require_analyzers: bool | None,
     scip_files: tuple[str, ...],
+    shard: str | None,
 ) -> None:
     """Index the repository at PATH at a commit and store the generation beside it."""
+    if shard is not None:
+        index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, as_json)
+        return
     if require_analyzers and not analyzers:
         raise InvalidArgumentError("--require-analyzers needs the analyzers; drop --no-analyzers.")
     if require_analyzers is None:  # the environment's default; an explicit --no-analyzers wins over it
@@ -216,6 +226,55 @@ def index(
         raise IndexingFailedError(f"a required type checker did not run, so nothing was stored: {listed}. "
                                   "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
     if out is not None:
+        blob = save_to_file(generation, out)
+        location = out
+    else:
+        blob = save_to_notes(open_repository(path), generation, ref)
+        location = note_location(generation.header.commit, ref)
+    report_indexed(blob, location, time.monotonic() - started, as_json)
+
+
+def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, languages: str | None,
+                    scip_files: tuple[str, ...], shard: str, analyzers: bool, as_json: bool) -> None:  # fmt: skip
+    from kivgraph.shard import index_shard, parse_shard
+
+    number, count = parse_shard(shard)
+    if out is None or worktree or scip_files or not analyzers:
+        raise InvalidArgumentError("--shard runs a shard's type checkers on a commit and writes them to --out FILE; "
+                                   "it takes no --worktree, --scip or --no-analyzers")  # fmt: skip
+    started = time.monotonic()
+    click.echo(f"shard {number}/{count}: running its type checkers…", err=True)
+    done = index_shard(path, revision, number, count, parse_languages(languages), out)
+    elapsed = time.monotonic() - started
+    per_run = [{"unit": r.project.id, "seconds": round(r.seconds, 3), "indexed": r.index is not None,
+                "invisible": [s.reason for s in r.invisible]} for r in done.runs]  # fmt: skip
+    if as_json:
+        result = {"shard": f"{number}/{count}", "commit": done.commit, "units": list(done.units), "runs": per_run,
+                  "out": out, "elapsed_seconds": round(elapsed, 3)}  # fmt: skip
+        click.echo(json.dumps(result, indent=2))
+        return
+    for run in per_run:
+        click.echo(f"  {run['unit']}: {run['seconds']:.1f} s{'' if run['indexed'] else ' (no index)'}", err=True)
+    click.echo(f"Shard {number}/{count} of {done.repository} at {done.commit[:12]}: {len(done.units)} units, "
+               f"{len(done.runs)} type-checker runs in {elapsed:.1f}s → {out}")  # fmt: skip
+
+
+@cli.command()
+@click.argument("shard_files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("--repo", "path", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="The repository the shards index (its commit's tree is read).")  # fmt: skip
+@click.option("--out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes.")
+@click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@JOBS
+def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool, jobs: int | None) -> None:
+    """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
+    single `kivgraph index` makes) and store it in git notes or --out."""
+    from kivgraph.shard import merge as merge_shards
+
+    started = time.monotonic()
+    generation = merge_shards(path, shard_files, ProgressLine(sys.stderr), jobs)
+    if out:
         blob = save_to_file(generation, out)
         location = out
     else:

@@ -205,8 +205,12 @@ def index_snapshot(
     jobs: int | None = None,
     scip_indexes: tuple[ScipIndex, ...] = (),
     run_analyzers: bool = False,
+    analyzer_runs: list[AnalyzerRun] | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
+
+    `analyzer_runs`: the type checkers already ran, elsewhere (the shards `kivgraph merge` joins):
+    their results stand in for running them here, and the generation is the one a single run makes.
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -239,8 +243,10 @@ def index_snapshot(
 
     layout = RepoLayout(by_path, read)
     analysis: Analysis | None = None
-    if run_analyzers:
-        tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
+    tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
+    if analyzer_runs is not None:
+        analysis = Analysis.done([p for p, _ in tree], frozenset(lang for _, lang in wanted), analyzer_runs)
+    elif run_analyzers:
         analysis = Analysis(
             tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12], snap.worktree_matches
         )
@@ -252,6 +258,18 @@ def index_snapshot(
     if unnamed:
         generation = replace(generation, invisible_scopes=generation.invisible_scopes + tuple(unnamed))
     return generation
+
+
+def analyze_units(snap: Snapshot, units: frozenset[str], languages: frozenset[Language] | None = None,
+                  ) -> list[AnalyzerRun]:  # fmt: skip
+    """Run the type checkers of the planned units `units` (ids, kivgraph/plan.py) over the snapshot,
+    keeping their outputs: one shard's work, which `kivgraph merge` joins with the others'."""
+    named = [f for f in snap.files if _utf8_path(f.path)]
+    found = {lang for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)}
+    tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
+    analysis = Analysis(tree, frozenset(found), snap.worktree_path, snap.commit[:12], snap.worktree_matches, units)
+    runs, _ = analysis.finish()
+    return runs
 
 
 def _utf8_path(path: str) -> bool:

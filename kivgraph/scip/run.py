@@ -45,6 +45,11 @@ class Project:
     root: str
     language: Language
 
+    @property
+    def id(self) -> str:
+        """How a plan names it (kivgraph/plan.py): `scip-go:lib`, `scip-python:.`."""
+        return f"{self.spec.name}:{self.root or '.'}"
+
 
 @dataclass(frozen=True, slots=True)
 class AnalyzerRun:
@@ -56,6 +61,8 @@ class AnalyzerRun:
     local_modules: tuple[tuple[str, str], ...] = ()
     """Go: (module path, tree-relative directory) of each module its packages were loaded from
     inside the tree — itself, and siblings reached through `replace` or go.work."""
+    output: bytes = b""
+    """The indexer's SCIP output as written, when kept for a shard file (kivgraph/shard.py)."""
 
 
 def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
@@ -121,8 +128,9 @@ ANALYZER_FAILURES = frozenset({"ANALYZER_UNAVAILABLE", "ANALYZER_TIMEOUT", "ANAL
 
 
 def run_project(
-    project: Project, tree: Path, outputs: Path, version: str, in_place: bool, origin: Path | None = None
-) -> AnalyzerRun:
+    project: Project, tree: Path, outputs: Path, version: str, in_place: bool, origin: Path | None = None,
+    keep_output: bool = False,
+) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
     commit; `origin` is then the working tree the copy stands for, if any)."""
     started = time.monotonic()
@@ -176,14 +184,16 @@ def run_project(
         return invisible("ANALYZER_CRASHED", f"exited with {done.returncode}: {tail}")
     keep_locals = project.spec.provenance in LOCALS_FOLLOWED
     try:
-        index = load_index(output.read_bytes(), f"{project.spec.name} output for {where}", keep_locals)
+        written = output.read_bytes()
+        index = load_index(written, f"{project.spec.name} output for {where}", keep_locals)
     except ScipIndexError as err:
         return invisible("ANALYZER_CRASHED", str(err))
     finally:
         output.unlink(missing_ok=True)
     if not index.documents:
         return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
-    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local)
+    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local,
+                       written if keep_output else b"")  # fmt: skip
 
 
 LOCAL_REPLACEMENT = re.compile(r"(=>\s*)(\.{1,2}/[^\s]*|\.{1,2})(\s*$)", re.MULTILINE)
@@ -461,10 +471,14 @@ class Analysis:
         worktree: str | None,
         version: str,
         in_place: bool = False,
+        only: frozenset[str] | None = None,
     ) -> None:
+        """`only`: run just the projects with these ids, keeping their outputs, and nothing of the
+        whole tree (a shard of `kivgraph index --shard`; the merge states the rest)."""
         paths = [p for p, _ in files]
-        self.left_out = unconfigured(paths, languages)
-        wanted = projects(paths, languages)
+        self.left_out = unconfigured(paths, languages) if only is None else []
+        wanted = [p for p in projects(paths, languages) if only is None or p.id in only]
+        self.merged = only is None
         self.in_place = bool(in_place and worktree)
         self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
@@ -483,14 +497,26 @@ class Analysis:
                     contents = [(path, read()) for path, read in files]
                     self.copy = self.pool.submit(materialize, contents, worktree, tree)
             origin = Path(worktree) if worktree else None
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here, origin))
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here, origin,
+                                                 only is not None))  # fmt: skip
+
+    @classmethod
+    def done(cls, paths: list[str], languages: frozenset[Language], runs: list[AnalyzerRun]) -> "Analysis":
+        """An analysis whose runs happened elsewhere (the shards of `kivgraph merge`): the tree's runs
+        in the order one analysis would have made them, merged as it would have."""
+        analysis = cls([], languages, None, "")
+        analysis.left_out = unconfigured(paths, languages)
+        order = {project.id: n for n, project in enumerate(projects(paths, languages))}
+        analysis.runs = merge_go(sorted(runs, key=lambda r: order.get(r.project.id, len(order))))
+        return analysis
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:
             if self.runs is None:
                 if self.copy is not None:
                     self.copy.result()  # a tree that could not be written out is an error, not a blind spot
-                self.runs = merge_go([future.result() for future in self.pending])
+                runs = [future.result() for future in self.pending]
+                self.runs = merge_go(runs) if self.merged else runs
             return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)
