@@ -1,0 +1,168 @@
+"""Monorepo indexing: one job against shards plus a merge, on a monorepo of real Go modules.
+
+    python benchmarks/monorepo_bench.py [--modules DIR ...] [--shards 4] [--json FILE]
+
+The monorepo is built from modules in the Go module cache (`go env GOMODCACHE`; by default the
+ones listed in DEFAULT_MODULES that are there, or the directories given), each copied with its go.mod
+under mods/<name>/ of a fresh git repository and committed. Measured:
+  (a) `kivgraph index --languages go --out` of the commit, in one process;
+  (b) `kivgraph index --shard K/N` for each shard, one after another (each alone on the machine, as
+      on a machine of its own), then `kivgraph merge`; the critical path is the longest shard plus
+      the merge;
+and whether (b)'s generation equals (a)'s (every table; only created_at may differ). An untimed
+first pass warms Go's module and build caches, so no variant pays for downloads the others reuse. The target of
+issue 15: (b)'s critical path ≤ 0.35 × (a).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kivgraph.store import load_from_file
+
+DEFAULT_MODULES = (
+    "golang.org/x/text@v0.3.8",
+    "golang.org/x/mod@v0.42.0",
+    "github.com/scip-code/scip-go@v0.2.9",
+    "github.com/modelcontextprotocol/go-sdk@v0.8.0",
+    "github.com/charmbracelet/x/ansi@v0.10.1",
+    "github.com/stretchr/testify@v1.12.1",
+    "github.com/alecthomas/kong@v1.16.1",
+    "github.com/google/uuid@v1.6.0",
+    "github.com/rivo/uniseg@v0.4.7",
+    "github.com/fsnotify/fsnotify@v1.9.0",
+)
+TABLES = ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes")
+
+
+def progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def kivgraph() -> list[str]:
+    script = Path(sys.executable).with_name("kivgraph")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kivgraph"]
+
+
+def escaped(module: str) -> str:
+    """The module cache's spelling of a module path: an upper-case letter as `!` and its lower case."""
+    return "".join(f"!{c.lower()}" if c.isupper() else c for c in module)
+
+
+def module_cache() -> Path:
+    done = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True)
+    return Path(done.stdout.strip())
+
+
+def build(modules: list[Path], root: Path) -> None:
+    root.mkdir(parents=True)
+    for module in modules:
+        name = module.name.replace("@", "-")
+        target = root / "mods" / name
+        shutil.copytree(module, target, ignore=shutil.ignore_patterns(".git"))
+        for directory, _, files in os.walk(target):  # the module cache is read-only
+            os.chmod(directory, 0o755)
+            for file in files:
+                path = Path(directory) / file
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    git = ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "a monorepo of Go modules"], check=True)
+
+
+def timed(command: list[str], log: Path) -> float:
+    started = time.monotonic()
+    with log.open("w") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+    elapsed = time.monotonic() - started
+    if done.returncode != 0:
+        sys.exit(f"Error: {' '.join(command)} failed (exit {done.returncode}); see {log}")
+    return elapsed
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    cache = module_cache()
+    if args.modules:
+        modules = [Path(m) for m in args.modules]
+    else:
+        modules = [cache / escaped(m) for m in DEFAULT_MODULES if (cache / escaped(m) / "go.mod").exists()]
+    if not modules:
+        sys.exit(f"Error: no Go modules found in {cache}; pass --modules DIR ...")
+    with tempfile.TemporaryDirectory(prefix="kivgraph-monorepo-bench-") as directory:
+        work = Path(directory)
+        repo = work / "mono"
+        progress(f"building a monorepo of {len(modules)} modules from {cache}…")
+        build(modules, repo)
+        plan = json.loads(subprocess.run([*kivgraph(), "plan", str(repo), "--languages", "go", "--shards",
+                                          str(args.shards), "--json"], capture_output=True, text=True,
+                                         check=True).stdout)  # fmt: skip
+        # Untimed: the first type-checker run downloads the modules' requirements and fills Go's build
+        # cache; every variant below then runs as warm as a CI cache would make it.
+        progress("warming the Go module and build caches (untimed)…")
+        timed([*kivgraph(), "index", str(repo), "--languages", "go", "--shard", "1/1", "--out", str(work / "warm")],
+              work / "warm.log")  # fmt: skip
+        progress(f"(a) one job over {len(plan['units'])} units…")
+        one = timed([*kivgraph(), "index", str(repo), "--languages", "go", "--out", str(work / "one.kgen")],
+                    work / "one.log")  # fmt: skip
+        progress(f"    {one:.1f} s")
+        shards: list[float] = []
+        for k in range(1, args.shards + 1):
+            progress(f"(b) shard {k}/{args.shards}…")
+            shards.append(timed([*kivgraph(), "index", str(repo), "--languages", "go", "--shard",
+                                 f"{k}/{args.shards}", "--out", str(work / f"s{k}.kshard")],
+                                work / f"shard-{k}.log"))  # fmt: skip
+            progress(f"    {shards[-1]:.1f} s")
+        progress("(b) merge…")
+        files = [str(work / f"s{k}.kshard") for k in range(1, args.shards + 1)]
+        merged = timed([*kivgraph(), "merge", *files, "--repo", str(repo), "--out", str(work / "merged.kgen")],
+                       work / "merge.log")  # fmt: skip
+        progress(f"    {merged:.1f} s")
+        a, b = load_from_file(str(work / "one.kgen")), load_from_file(str(work / "merged.kgen"))
+        differing = [t for t in TABLES if getattr(a, t) != getattr(b, t)]
+        if replace(a.header, created_at="") != replace(b.header, created_at=""):
+            differing.append("header")
+        return {
+            "modules": [str(m) for m in modules], "units": len(plan["units"]), "shards": args.shards,
+            "files": len(a.files), "symbols": len(a.symbols), "edges": len(a.edges),
+            "one_job_s": one, "shard_s": shards, "merge_s": merged,
+            "critical_path_s": max(shards) + merged, "ratio": (max(shards) + merged) / one,
+            "shard_bytes": [s["bytes"] for s in plan["shards"]], "identical": not differing, "differing": differing,
+        }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--modules", nargs="+", metavar="DIR", help="Go module directories (default: DEFAULT_MODULES)")
+    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
+    args = parser.parse_args()
+    if args.shards < 1:
+        parser.error("--shards takes a positive count")
+    r = run(args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(r, indent=2), encoding="utf-8")
+    print(f"monorepo: {len(r['modules'])} Go modules, {r['units']} units, {r['files']:,} files, "
+          f"{r['symbols']:,} symbols, {r['edges']:,} edges")  # fmt: skip
+    print("| measure | seconds |\n|---|---:|")
+    print(f"| (a) one job | {r['one_job_s']:.1f} |")
+    for k, seconds in enumerate(r["shard_s"], 1):
+        print(f"| (b) shard {k}/{r['shards']} ({r['shard_bytes'][k - 1] / 1e6:.1f} MB of sources) | {seconds:.1f} |")
+    print(f"| (b) merge | {r['merge_s']:.1f} |")
+    print(f"| (b) critical path: longest shard + merge | {r['critical_path_s']:.1f} ({r['ratio']:.2f} × (a)) |")
+    verdict = "met" if r["ratio"] <= 0.35 else "missed"
+    print(f"target (b) ≤ 0.35 × (a): {verdict} · generations identical: {r['identical']}"
+          + (f" (differ in {', '.join(r['differing'])})" if r["differing"] else ""))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
