@@ -17,7 +17,7 @@ import click
 
 from kivgraph import __version__
 from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
-from kivgraph.model import DERIVED_PREFIX, Language, is_derived
+from kivgraph.model import DERIVED_PREFIX, Generation, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.store import (
     NOTES_REF,
@@ -225,13 +225,7 @@ def index(
         listed = "; ".join(f"{scope.language} at {scope.scope}: {scope.reason} ({scope.detail})" for scope in failed)
         raise IndexingFailedError(f"a required type checker did not run, so nothing was stored: {listed}. "
                                   "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
-    if out is not None:
-        blob = save_to_file(generation, out)
-        location = out
-    else:
-        blob = save_to_notes(open_repository(path), generation, ref)
-        location = note_location(generation.header.commit, ref)
-    report_indexed(blob, location, time.monotonic() - started, as_json)
+    store_and_report(generation, path, out, ref, started, as_json)
 
 
 def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, languages: str | None,
@@ -274,13 +268,7 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
 
     started = time.monotonic()
     generation = merge_shards(path, shard_files, ProgressLine(sys.stderr), jobs)
-    if out:
-        blob = save_to_file(generation, out)
-        location = out
-    else:
-        blob = save_to_notes(open_repository(path), generation, ref)
-        location = note_location(generation.header.commit, ref)
-    report_indexed(blob, location, time.monotonic() - started, as_json)
+    store_and_report(generation, path, out, ref, started, as_json)
 
 
 @cli.command("index-rust-std")
@@ -312,6 +300,18 @@ def index_rust_std(sysroot: str | None, out: str | None, jobs: int | None, analy
     location = out or str(default_location(generation.header.repository.removeprefix(DERIVED_PREFIX)))
     os.makedirs(os.path.dirname(os.path.abspath(location)), exist_ok=True)
     blob = save_to_file(generation, location)
+    report_indexed(blob, location, time.monotonic() - started, as_json)
+
+
+def store_and_report(generation: Generation, path: str, out: str | None, ref: str, started: float,
+                     as_json: bool) -> None:  # fmt: skip
+    """Write the generation to --out, or to the notes of its commit, and print the summary."""
+    if out:
+        blob = save_to_file(generation, out)
+        location = out
+    else:
+        blob = save_to_notes(open_repository(path), generation, ref)
+        location = note_location(generation.header.commit, ref)
     report_indexed(blob, location, time.monotonic() - started, as_json)
 
 
