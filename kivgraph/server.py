@@ -22,7 +22,7 @@ from kivgraph.errors import (
 from kivgraph.graph.arguments import Param, schema, validate
 from kivgraph.graph.catalog import Catalog, run_tool
 from kivgraph.graph.tools import INSTRUCTIONS, NOT_INDEXED_INSTRUCTIONS, TOOL_BY_NAME, TOOLS
-from kivgraph.stdio import INVALID_PARAMS, METHOD_NOT_FOUND, Incoming, RemoteError, Wire, as_object
+from kivgraph.stdio import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Incoming, RemoteError, Wire, as_object
 from kivgraph.store.git import open_repository, root_of
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -108,6 +108,9 @@ class Server:
             result = self._result(request, modern=version is not None)
         except ProtocolError as err:
             self.wire.fail(request.id, err.code, str(err), err.data)
+            return
+        except Exception as err:  # noqa: BLE001 — a bug answers this request with an error, never ends the session
+            self.wire.fail(request.id, INTERNAL_ERROR, f"Internal error: {type(err).__name__}: {err}")
             return
         self.wire.answer(request.id, _enveloped(result) if version is not None else result)
 

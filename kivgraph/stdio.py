@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 
 # A JSON string (escapes included) or a bracket: enough to see the nesting without parsing the values.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]')

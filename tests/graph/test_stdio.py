@@ -167,3 +167,38 @@ def test_a_server_serving_over_stdio_leaves_no_standard_input_or_output_to_its_c
     assert done.returncode == 0, done.stderr
     assert done.stderr.decode() == "b''stray"
     assert done.stdout == b"client bytes\n"
+
+
+def test_the_protocol_answers_ping_unknown_methods_and_unsupported_versions_and_goes_on(wire: Wire):
+    wire.send(b'{"jsonrpc":"2.0","id":31,"method":"ping"}')
+    assert wire.receive() == {"jsonrpc": "2.0", "id": 31, "result": {}}
+    wire.send(b'{"jsonrpc":"2.0","id":32,"method":"resources/list"}')
+    assert wire.receive()["error"]["code"] == -32601  # type: ignore[index]
+    meta = {"io.modelcontextprotocol/protocolVersion": "1999-01-01"}
+    wire.send(json.dumps({"jsonrpc": "2.0", "id": 33, "method": "tools/list", "params": {"_meta": meta}}).encode())
+    error = wire.receive()["error"]
+    assert error["code"] == -32022 and "2026-07-28" in error["data"]["supported"]  # type: ignore[index]
+    wire.send(b'{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"arguments":{}}}')
+    assert wire.receive()["error"]["code"] == -32602  # type: ignore[index]
+    wire.still_serves()
+
+
+def test_a_bug_while_answering_is_an_internal_error_for_that_request_alone(tmp_path: Path, monkeypatch):
+    from kivgraph.graph.catalog import Catalog
+    from kivgraph.server import Server
+
+    repo = Repo(tmp_path / "buggy")
+    repo.commit({"README.md": "not indexed\n"})
+    catalog = Catalog([str(repo.path)])
+    catalog.load()
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(catalog, "refresh", broken)
+    requests = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n'
+    written = io.BytesIO()
+    Server(catalog, LineWire(io.BytesIO(requests), written)).run()
+    first, second = (json.loads(line) for line in written.getvalue().splitlines())
+    assert first["id"] == 1 and first["error"]["code"] == -32603 and "boom" in first["error"]["message"]
+    assert second == {"jsonrpc": "2.0", "id": 2, "result": {}}
