@@ -265,10 +265,17 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
     """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
     single `kivgraph index` makes) and store it in git notes or --out."""
     from kivgraph.shard import merge as merge_shards
+    from kivgraph.shard import read_shard
 
     started = time.monotonic()
-    generation = merge_shards(path, shard_files, ProgressLine(sys.stderr), jobs)
-    store_and_report(generation, path, out, ref, started, as_json)
+    shards = sorted((read_shard(f) for f in shard_files), key=lambda s: s.number)
+    for shard in shards:
+        runs = ", ".join(f"{r.project.id} {r.seconds:.1f} s" for r in shard.runs) or "no type checker"
+        click.echo(f"shard {shard.number}/{shard.count} ({shard.source}): {runs}", err=True)
+    generation = merge_shards(path, shards, ProgressLine(sys.stderr), jobs)
+    units = [{"unit": r.project.id, "shard": f"{s.number}/{s.count}", "seconds": round(r.seconds, 3),
+              "indexed": r.index is not None} for s in shards for r in s.runs]  # fmt: skip
+    store_and_report(generation, path, out, ref, started, as_json, {"units": units})
 
 
 @cli.command("index-rust-std")
@@ -304,7 +311,7 @@ def index_rust_std(sysroot: str | None, out: str | None, jobs: int | None, analy
 
 
 def store_and_report(generation: Generation, path: str, out: str | None, ref: str, started: float,
-                     as_json: bool) -> None:  # fmt: skip
+                     as_json: bool, extra: dict[str, Any] | None = None) -> None:  # fmt: skip
     """Write the generation to --out, or to the notes of its commit, and print the summary."""
     if out:
         blob = save_to_file(generation, out)
@@ -312,13 +319,15 @@ def store_and_report(generation: Generation, path: str, out: str | None, ref: st
     else:
         blob = save_to_notes(open_repository(path), generation, ref)
         location = note_location(generation.header.commit, ref)
-    report_indexed(blob, location, time.monotonic() - started, as_json)
+    report_indexed(blob, location, time.monotonic() - started, as_json, extra)
 
 
-def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool) -> None:
-    """The one-line (or JSON) summary of a generation just written."""
+def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool, extra: dict[str, Any] | None = None,
+                   ) -> None:  # fmt: skip
+    """The one-line (or JSON) summary of a generation just written (`extra`: more JSON fields)."""
     summary = summarize(decode_columns(blob, location), len(blob), location)
     summary["elapsed_seconds"] = round(elapsed, 3)
+    summary.update(extra or {})
     if as_json:
         click.echo(json.dumps(summary, indent=2))
         return

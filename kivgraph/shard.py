@@ -164,11 +164,10 @@ def _text(value: object) -> str:
     return value
 
 
-def merge(path: str, shard_files: Sequence[str], progress: Progress | None = None, jobs: int | None = None,
+def merge(path: str, shards: Sequence[Shard], progress: Progress | None = None, jobs: int | None = None,
           ) -> Generation:  # fmt: skip
-    """The generation of the shards' commit, indexed with their type checkers' outputs: refused
-    unless they are the N shards of one plan of that commit, each exactly once."""
-    shards = [read_shard(f) for f in shard_files]
+    """The generation of the shards' commit (read with `read_shard`), indexed with their type
+    checkers' outputs: refused unless they are the N shards of one plan of that commit, each once."""
     if not shards:
         raise InvalidArgumentError("merge needs the shard files of `kivgraph index --shard K/N`")
     first = shards[0]

@@ -65,6 +65,8 @@ def test_the_merged_shards_are_the_generation_of_one_run(modules: tuple[Repo, Pa
     out = json.loads(run("merge", str(work / "s2.kshard"), str(work / "s1.kshard"), "--repo", str(repo.path),
                          "--out", str(work / "merged.kgen"), "--json"))  # fmt: skip
     assert out["counts"]["symbols"] > 0
+    assert sorted(u["unit"] for u in out["units"]) == ["scip-go:.", "scip-go:lib", "scip-go:tools"]
+    assert all(u["indexed"] and u["seconds"] > 0 and u["shard"] in ("1/2", "2/2") for u in out["units"])
     one, merged = load_from_file(str(work / "one.kgen")), load_from_file(str(work / "merged.kgen"))
     same(one, merged)
     exact = [e for e in merged.edges if e.confidence.value == "EXACT_TYPECHECKED"]
