@@ -354,16 +354,10 @@ def plan_command(path: str, revision: str, languages: str | None, shards: int | 
     topmost Cargo.toml, the Python tree) and the rest as syntax-only units, with their sizes and what
     they depend on, in dependency order."""
     from kivgraph.indexing import snapshot_at
-    from kivgraph.plan import plan
+    from kivgraph.plan import plan_snapshot
 
     snap = snapshot_at(path, revision)
-    by_path = {f.path: f for f in snap.files if not f.symlink}
-
-    def read(name: str) -> bytes | None:
-        found = by_path.get(name)
-        return found.read() if found is not None else None
-
-    planned = plan([(f.path, f.size) for f in by_path.values()], read, parse_languages(languages))
+    planned = plan_snapshot(snap, parse_languages(languages))
     split = planned.shards(shards) if shards else []
     if as_json:
         units = [u.as_json() for u in planned.units]

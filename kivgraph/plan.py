@@ -7,12 +7,15 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import language_of
 from kivgraph.model import Language
 from kivgraph.scip.run import projects
+
+if TYPE_CHECKING:
+    from kivgraph.indexing import Snapshot
 
 SYNTAX = "syntax"
 """The analyzer of a unit no type checker runs on: the syntax layer alone."""
@@ -108,6 +111,17 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
         units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths)))
     units = [_with_dependencies(u, units, read) for u in units]
     return _ordered(units)
+
+
+def plan_snapshot(snap: "Snapshot", languages: frozenset[Language] | None = None) -> Plan:
+    """The plan of a snapshot's tree (its symlinks are not files of any unit)."""
+    by_path = {f.path: f for f in snap.files if not f.symlink}
+
+    def read(name: str) -> bytes | None:
+        found = by_path.get(name)
+        return found.read() if found is not None else None
+
+    return plan([(f.path, f.size) for f in by_path.values()], read, languages)
 
 
 def _inside(path: str, root: str) -> bool:

@@ -12,10 +12,10 @@ import cbor2
 import zstandard
 
 from kivgraph import __version__
-from kivgraph.errors import InvalidArgumentError, KivgraphError
-from kivgraph.indexing import Progress, Snapshot, analyze_units, index_snapshot, snapshot_at
+from kivgraph.errors import InvalidArgumentError
+from kivgraph.indexing import Progress, analyze_units, index_snapshot, snapshot_at
 from kivgraph.model import Generation, InvisibleScope, Language
-from kivgraph.plan import Plan, plan
+from kivgraph.plan import plan_snapshot
 from kivgraph.scip.analyzers import ANALYZERS
 from kivgraph.scip.index import ScipIndexError, load_index
 from kivgraph.scip.ingest import LOCALS_FOLLOWED
@@ -25,10 +25,6 @@ MAGIC = b"KIVGRAPH-SHARD-1\n"
 MAX_EXPANSION = 64
 """A shard may decompress to at most this many times its size (SCIP outputs compress 5–10×)."""
 MAX_BYTES = 2 << 30
-
-
-class ShardError(KivgraphError):
-    code = "INVALID_ARGUMENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,21 +49,11 @@ def parse_shard(value: str) -> tuple[int, int]:
     return int(number), int(count)
 
 
-def tree_plan(snap: Snapshot, languages: frozenset[Language] | None) -> Plan:
-    by_path = {f.path: f for f in snap.files if not f.symlink}
-
-    def read(name: str) -> bytes | None:
-        found = by_path.get(name)
-        return found.read() if found is not None else None
-
-    return plan([(f.path, f.size) for f in by_path.values()], read, languages)
-
-
 def index_shard(path: str, revision: str, number: int, count: int, languages: frozenset[Language] | None,
                 out: str) -> Shard:  # fmt: skip
     """Run the type checkers of shard `number` of `count` of the commit's plan; write the shard file."""
     snap = snapshot_at(path, revision)
-    units = tuple(u.id for u in tree_plan(snap, languages).shards(count)[number - 1])
+    units = tuple(u.id for u in plan_snapshot(snap, languages).shards(count)[number - 1])
     runs = tuple(analyze_units(snap, frozenset(units), languages))
     shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, units, runs, out)
     Path(out).write_bytes(encode(shard))
@@ -90,9 +76,9 @@ def read_shard(path: str) -> Shard:
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise ShardError(f"cannot read the shard {path}: {err.strerror}") from err
+        raise InvalidArgumentError(f"cannot read the shard {path}: {err.strerror}") from err
     if not data.startswith(MAGIC):
-        raise ShardError(f"{path} is not a kivgraph shard file (write one with `kivgraph index --shard K/N`)")
+        raise InvalidArgumentError(f"{path} is not a kivgraph shard file (write one with `kivgraph index --shard K/N`)")
     try:
         raw = zstandard.ZstdDecompressor().decompress(
             data[len(MAGIC) :], max_output_size=min(MAX_BYTES, MAX_EXPANSION * len(data))
@@ -100,7 +86,7 @@ def read_shard(path: str) -> Shard:
         body = cbor2.loads(raw)
         return _shard(body, path)
     except (zstandard.ZstdError, cbor2.CBORDecodeError, ValueError, KeyError, TypeError) as err:
-        raise ShardError(f"the shard {path} is corrupt ({type(err).__name__}: {err})") from err
+        raise InvalidArgumentError(f"the shard {path} is corrupt ({type(err).__name__}: {err})") from err
 
 
 def _shard(body: object, path: str) -> Shard:
@@ -173,27 +159,33 @@ def merge(path: str, shards: Sequence[Shard], progress: Progress | None = None, 
     first = shards[0]
     for shard in shards[1:]:
         if (shard.commit, shard.count, shard.languages) != (first.commit, first.count, first.languages):
-            raise ShardError(f"{shard.source} is shard {shard.number}/{shard.count} of commit {shard.commit[:12]}, "
-                             f"but {first.source} is {first.number}/{first.count} of {first.commit[:12]}, "
-                             "with the same languages: shards of one run are merged together")  # fmt: skip
+            raise InvalidArgumentError(
+                f"{shard.source} is shard {shard.number}/{shard.count} of commit {shard.commit[:12]}, but "
+                f"{first.source} is {first.number}/{first.count} of {first.commit[:12]}, with the same languages: "
+                "shards of one run are merged together"
+            )
     seen: dict[int, str] = {}
     for shard in shards:
         if shard.number in seen:
-            raise ShardError(f"shard {shard.number}/{shard.count} is given twice: {seen[shard.number]} and "
-                             f"{shard.source}")  # fmt: skip
+            raise InvalidArgumentError(
+                f"shard {shard.number}/{shard.count} is given twice: {seen[shard.number]} and {shard.source}"
+            )
         seen[shard.number] = shard.source
     missing = [f"{k}/{first.count}" for k in range(1, first.count + 1) if k not in seen]
     if missing:
-        raise ShardError(f"shard {', '.join(missing)} is missing: merge needs all {first.count}")
+        raise InvalidArgumentError(f"shard {', '.join(missing)} is missing: merge needs all {first.count}")
     snap = snapshot_at(path, first.commit)
     if snap.tree != first.tree:
-        raise ShardError(f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has "
-                         f"{snap.tree[:12]}")  # fmt: skip
-    planned = tree_plan(snap, first.languages).shards(first.count)
+        raise InvalidArgumentError(
+            f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has {snap.tree[:12]}"
+        )
+    planned = plan_snapshot(snap, first.languages).shards(first.count)
     for shard in shards:
         expected = tuple(u.id for u in planned[shard.number - 1])
         if shard.units != expected:
-            raise ShardError(f"{shard.source} planned other units for shard {shard.number}/{shard.count} than "
-                             "this kivgraph plans for the commit; index every shard with the same version")  # fmt: skip
+            raise InvalidArgumentError(
+                f"{shard.source} planned other units for shard {shard.number}/{shard.count} than this kivgraph "
+                "plans for the commit; index every shard with the same version"
+            )
     runs = [run for shard in shards for run in shard.runs]
     return index_snapshot(snap, first.languages, progress, jobs, (), False, runs)
