@@ -219,7 +219,7 @@ def index_snapshot(
     `jobs` processes parse in parallel (default: one per core, once the sources are large enough
     for a pool to pay for itself); resolution then runs in this process over all files at once.
     """
-    named = [f for f in snap.files if _utf8_path(f.path)]
+    named = [f for f in snap.files if utf8_path(f.path)]
     wanted = [(f, lang) for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)]
     unnamed = [
         InvisibleScope(
@@ -230,7 +230,7 @@ def index_snapshot(
             "a file name that is not UTF-8 cannot be stored or answered about; its uses are not seen: rename it",
         )  # fmt: skip
         for f in snap.files
-        if not _utf8_path(f.path) and (lang := language_of(f.path)) and (languages is None or lang in languages)
+        if not utf8_path(f.path) and (lang := language_of(f.path)) and (languages is None or lang in languages)
         for shown in [f.path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")]
     ]
     by_path = {f.path: f for f in named}
@@ -264,7 +264,7 @@ def analyze_units(snap: Snapshot, units: frozenset[str], languages: frozenset[La
                   ) -> list[AnalyzerRun]:  # fmt: skip
     """Run the type checkers of the planned units `units` (ids, kivgraph/plan.py) over the snapshot,
     keeping their outputs: one shard's work, which `kivgraph merge` joins with the others'."""
-    named = [f for f in snap.files if _utf8_path(f.path)]
+    named = [f for f in snap.files if utf8_path(f.path)]
     found = {lang for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)}
     tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
     analysis = Analysis(tree, frozenset(found), snap.worktree_path, snap.commit[:12], snap.worktree_matches, units)
@@ -272,7 +272,7 @@ def analyze_units(snap: Snapshot, units: frozenset[str], languages: frozenset[La
     return runs
 
 
-def _utf8_path(path: str) -> bool:
+def utf8_path(path: str) -> bool:
     """Whether git's bytes for the path were UTF-8 (they are decoded with surrogateescape)."""
     try:
         path.encode("utf-8")

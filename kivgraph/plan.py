@@ -114,8 +114,10 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
 
 
 def plan_snapshot(snap: "Snapshot", languages: frozenset[Language] | None = None) -> Plan:
-    """The plan of a snapshot's tree (its symlinks are not files of any unit)."""
-    by_path = {f.path: f for f in snap.files if not f.symlink}
+    """The plan of a snapshot's tree: the files indexing reads (not symlinks, nor names that are not UTF-8)."""
+    from kivgraph.indexing import utf8_path
+
+    by_path = {f.path: f for f in snap.files if not f.symlink and utf8_path(f.path)}
 
     def read(name: str) -> bytes | None:
         found = by_path.get(name)

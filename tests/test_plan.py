@@ -3,6 +3,7 @@ tied by require/replace, npm packages tied by dependencies and tsconfig referenc
 with a path dependency, loose Python and a Dart directory no type checker runs on."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,9 @@ TREE: dict[str, str | bytes] = {
 @pytest.fixture(scope="module")
 def monorepo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     repo = Repo(tmp_path_factory.mktemp("plan") / "mono")
-    repo.commit(TREE, message="a monorepo")
+    repo.write(TREE)
+    (repo.path / os.fsdecode(b"scripts/bad\xffname.py")).write_text("x = 1\n")  # a name that is not UTF-8
+    repo.commit(message="a monorepo")
     return repo
 
 
@@ -68,6 +71,7 @@ def test_every_project_root_is_a_unit_with_its_files_and_the_rest_is_syntax_only
     assert units["scip-typescript:web/app"]["files"] == 2  # the .js file goes with its tsconfig root
     assert units["rust-analyzer:crates/cli"]["name"] == "cli"
     assert units["syntax:mobile"]["analyzer"] == "syntax" and units["syntax:mobile"]["language"] == ""
+    assert units["scip-python:."]["files"] == 1  # scripts/build.py; the name that is not UTF-8 is never indexed
 
 
 def test_dependencies_come_from_the_manifests_and_order_puts_them_first(monorepo: Repo):
