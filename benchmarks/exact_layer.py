@@ -101,7 +101,7 @@ def analyzer_alone(language: Language, repo: Path) -> float:
     started = time.perf_counter()
     for project in wanted:
         output = Path(tempfile.mkdtemp()) / "index.scip"
-        subprocess.run(run.command(project, found.path, output, "bench"), cwd=repo / project.root,
+        subprocess.run(run.command(project, found.path, output), cwd=repo / project.root,
                        env=analyzer_environment(), capture_output=True, check=False)  # fmt: skip
     return time.perf_counter() - started
 

@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kivgraph.model import Generation
 from kivgraph.store import load_from_file
 
 DEFAULT_MODULES = (
@@ -80,10 +81,11 @@ def build(modules: list[Path], root: Path) -> None:
     subprocess.run([*git, "commit", "-q", "-m", "a monorepo of Go modules"], check=True)
 
 
-def timed(command: list[str], log: Path) -> float:
+def timed(command: list[str], log: Path, stdout: Path | None = None) -> float:
+    """Seconds `command` took; its output goes to `log` (its stdout to `stdout` when given)."""
     started = time.monotonic()
-    with log.open("w") as out:
-        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+    with log.open("w") as out, (stdout or log).open("a") as answer:
+        done = subprocess.run(command, stdout=answer if stdout else out, stderr=out, check=False)
     elapsed = time.monotonic() - started
     if done.returncode != 0:
         sys.exit(f"Error: {' '.join(command)} failed (exit {done.returncode}); see {log}")
@@ -128,16 +130,61 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                        work / "merge.log")  # fmt: skip
         progress(f"    {merged:.1f} s")
         a, b = load_from_file(str(work / "one.kgen")), load_from_file(str(work / "merged.kgen"))
-        differing = [t for t in TABLES if getattr(a, t) != getattr(b, t)]
-        if replace(a.header, created_at="") != replace(b.header, created_at=""):
-            differing.append("header")
+        differing = differences(a, b)
+        incremental = [reuse(repo, work, plan, kind) for kind in ("leaf", "library", "surface")]
         return {
             "modules": [str(m) for m in modules], "units": len(plan["units"]), "shards": args.shards,
             "files": len(a.files), "symbols": len(a.symbols), "edges": len(a.edges),
             "one_job_s": one, "shard_s": shards, "merge_s": merged,
             "critical_path_s": max(shards) + merged, "ratio": (max(shards) + merged) / one,
             "shard_bytes": [s["bytes"] for s in plan["shards"]], "identical": not differing, "differing": differing,
+            "incremental": incremental,
         }  # fmt: skip
+
+
+def differences(a: Generation, b: Generation) -> list[str]:
+    differing = [t for t in TABLES if getattr(a, t) != getattr(b, t)]
+    if replace(a.header, created_at="") != replace(b.header, created_at=""):
+        differing.append("header")
+    return differing
+
+
+def reuse(repo: Path, work: Path, plan: dict[str, Any], kind: str) -> dict[str, Any]:
+    """(c): commit a change, index it on the previous commit's generation (`--reuse`), and index it
+    in full (untimed here: (a) is the full figure) to check the two are identical.
+
+    leaf: a comment in one file of the smallest unit nothing depends on; library: a comment in the
+    unit most others depend on; surface: a new exported function in that unit (its dependents
+    are re-indexed too)."""
+    units = plan["units"]
+    dependents = {u["id"]: sum(u["id"] in v["depends_on"] for v in units) for u in units}
+    if kind == "leaf":
+        unit = min((u for u in units if dependents[u["id"]] == 0), key=lambda u: u["bytes"])
+    else:
+        unit = max(units, key=lambda u: (dependents[u["id"]], u["bytes"]))
+    root = repo / unit["root"]
+    sources = sorted(p for p in root.rglob("*.go") if not p.name.endswith("_test.go") and "testdata" not in p.parts)
+    target = next((p for p in sources if p.parent == root), sources[0])
+    text = target.read_text(encoding="utf-8")
+    addition = "\nfunc KivgraphBenchAdded() int { return 1 }\n" if kind == "surface" else "\n// touched\n"
+    target.write_text(text + addition, encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run([*git, "commit", "-q", "-am", f"bench: {kind} change"], check=True)
+    before = work / ("one.kgen" if kind == "leaf" else f"reuse-{'leaf' if kind == 'library' else 'library'}.kgen")
+    out = work / f"reuse-{kind}.kgen"
+    progress(f"(c) {kind}: {target.relative_to(repo)} changed, indexing on {base[:12]}'s generation…")
+    answer = work / f"reuse-{kind}.json"
+    seconds = timed([*kivgraph(), "index", str(repo), "--languages", "go", "--reuse", str(before), "--out", str(out),
+                     "--json"], work / f"reuse-{kind}.log", answer)  # fmt: skip
+    report = json.loads(answer.read_text(encoding="utf-8"))
+    full = work / f"full-{kind}.kgen"
+    timed([*kivgraph(), "index", str(repo), "--languages", "go", "--full", "--out", str(full)], work / "full.log")
+    differing = differences(load_from_file(str(out)), load_from_file(str(full)))
+    reindexed = [u["unit"] for u in report.get("reused", {}).get("units", []) if not u["reused"]]
+    progress(f"    {seconds:.1f} s, {len(reindexed)} of {len(units)} units re-indexed")
+    return {"kind": kind, "file": str(target.relative_to(repo)), "seconds": seconds, "reindexed": reindexed,
+            "identical": not differing, "differing": differing}  # fmt: skip
 
 
 def main() -> None:
@@ -159,9 +206,18 @@ def main() -> None:
         print(f"| (b) shard {k}/{r['shards']} ({r['shard_bytes'][k - 1] / 1e6:.1f} MB of sources) | {seconds:.1f} |")
     print(f"| (b) merge | {r['merge_s']:.1f} |")
     print(f"| (b) critical path: longest shard + merge | {r['critical_path_s']:.1f} ({r['ratio']:.2f} × (a)) |")
+    for c in r["incremental"]:
+        print(f"| (c) {c['kind']} change ({c['file']}; {len(c['reindexed'])} of {r['units']} units re-indexed) "
+              f"| {c['seconds']:.1f} ({c['seconds'] / r['one_job_s']:.2f} × (a)) |")  # fmt: skip
     verdict = "met" if r["ratio"] <= 0.35 else "missed"
     print(f"target (b) ≤ 0.35 × (a): {verdict} · generations identical: {r['identical']}"
           + (f" (differ in {', '.join(r['differing'])})" if r["differing"] else ""))  # fmt: skip
+    leaf = next(c for c in r["incremental"] if c["kind"] == "leaf")
+    verdict = "met" if leaf["seconds"] <= 0.10 * r["one_job_s"] else "missed"
+    print(f"target (c) one-file commit ≤ 0.10 × (a): {verdict} · every (c) identical to its full index: "
+          f"{all(c['identical'] for c in r['incremental'])}"
+          + "".join(f" ({c['kind']} differs in {', '.join(c['differing'])})" for c in r["incremental"]
+                    if c["differing"]))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from kivgraph.model import DERIVED_PREFIX, Generation, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.store import (
     NOTES_REF,
+    load_from_file,
     note_location,
     read_file,
     read_note,
@@ -33,6 +34,8 @@ from kivgraph.store.notes import NotesStore
 from kivgraph.store.prune import DEFAULT_KEEP
 
 if TYPE_CHECKING:
+    from kivgraph.indexing import Progress, Snapshot
+    from kivgraph.reuse import Reused
     from kivgraph.store.sync import SyncResult
 
 
@@ -182,6 +185,13 @@ JOBS = click.option(
     help="Run only the type checkers of shard K of N of `kivgraph plan`, writing a shard file to --out; "
     "`kivgraph merge` joins the N into the generation.",
 )
+@click.option("--full", is_flag=True, help="Index every unit, reusing nothing of an indexed ancestor.")
+@click.option(
+    "--reuse",
+    "reuse_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Reuse this generation file (an ancestor's CI artifact) rather than the nearest indexed ancestor's note.",
+)
 def index(
     path: str,
     revision: str,
@@ -195,8 +205,16 @@ def index(
     require_analyzers: bool | None,
     scip_files: tuple[str, ...],
     shard: str | None,
+    full: bool,
+    reuse_file: str | None,
 ) -> None:
-    """Index the repository at PATH at a commit and store the generation beside it."""
+    """Index the repository at PATH at a commit and store the generation beside it.
+
+    When an ancestor is indexed (its note, or --reuse FILE), only the units whose files, manifests
+    or dependencies' public surface changed since are re-indexed; the rest is kept from it, and the
+    generation is the one a full index makes. --full indexes everything."""
+    if full and reuse_file:
+        raise InvalidArgumentError("--full reuses nothing; it cannot be combined with --reuse.")
     if shard is not None:
         index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, as_json)
         return
@@ -219,13 +237,57 @@ def index(
     progress: Progress = ProgressLine(sys.stderr)
     snap = snapshot_at(path, revision, worktree)
     scip_indexes = tuple(load_index(read_file(name), name) for name in scip_files)
-    generation = index_snapshot(snap, chosen, progress, jobs, scip_indexes, analyzers)
+    if reuse_file and (worktree or scip_files):
+        raise InvalidArgumentError("--reuse builds on an ancestor's generation; --worktree and --scip index in full.")
+    reused = None if full or worktree or scip_files else reuse_ancestor(path, snap, ref, reuse_file, chosen,
+                                                                         progress, jobs, analyzers)  # fmt: skip
+    generation = reused.generation if reused is not None else index_snapshot(snap, chosen, progress, jobs,
+                                                                               scip_indexes, analyzers)  # fmt: skip
     failed = [scope for scope in generation.invisible_scopes if scope.reason in ANALYZER_FAILURES]
     if require_analyzers and failed:
         listed = "; ".join(f"{scope.language} at {scope.scope}: {scope.reason} ({scope.detail})" for scope in failed)
         raise IndexingFailedError(f"a required type checker did not run, so nothing was stored: {listed}. "
                                   "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
-    store_and_report(generation, path, out, ref, started, as_json)
+    extra = None
+    if reused is not None:
+        extra = {"reused": {"base": reused.base, "rounds": reused.rounds, "units": [u.as_json() for u in reused.units]}}
+    store_and_report(generation, path, out, ref, started, as_json, extra)
+
+
+def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None, languages: frozenset[Language] | None,
+                   progress: "Progress", jobs: int | None, analyzers: bool) -> "Reused | None":  # fmt: skip
+    """The commit's generation built on its nearest indexed ancestor's (or on --reuse FILE), or None
+    (said on stderr) when there is none or it cannot be reused: then the caller indexes in full."""
+    from kivgraph.graph.load import notes_along
+    from kivgraph.reuse import CannotReuse, index_reusing
+    from kivgraph.store import codec
+
+    repo = open_repository(path)
+    if reuse_file is not None:
+        base = load_from_file(reuse_file)
+    else:
+        base = None
+        for commit, _, blob in notes_along(repo, resolve_commit(repo, snap.commit), ref):
+            if commit == snap.commit:
+                continue
+            try:
+                base = codec.decode(blob, note_location(commit, ref))
+                break
+            except KivgraphError as err:
+                click.echo(f"passing over {commit[:12]}'s generation: {err}", err=True)
+        if base is None:
+            return None
+    started = time.monotonic()
+    try:
+        reused = index_reusing(repo, snap, base, languages, progress, jobs, analyzers,
+                               lambda line: click.echo(f"  unit {line}", err=True))  # fmt: skip
+    except CannotReuse as err:
+        click.echo(f"indexing every unit: {err}", err=True)
+        return None
+    kept = sum(u.reused for u in reused.units)
+    click.echo(f"reused {kept} of {len(reused.units)} units from {reused.base[:12]} "
+               f"({time.monotonic() - started:.1f}s)", err=True)  # fmt: skip
+    return reused
 
 
 def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, languages: str | None,

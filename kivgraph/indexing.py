@@ -206,11 +206,14 @@ def index_snapshot(
     scip_indexes: tuple[ScipIndex, ...] = (),
     run_analyzers: bool = False,
     analyzer_runs: list[AnalyzerRun] | None = None,
+    analysis: Analysis | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
     `analyzer_runs`: the type checkers already ran, elsewhere (the shards `kivgraph merge` joins):
     their results stand in for running them here, and the generation is the one a single run makes.
+    `analysis`: the type checkers, already started by the caller over this tree (kivgraph/reuse.py
+    starts those of a few units): their results are taken as `run_analyzers` would take its own.
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -242,14 +245,11 @@ def index_snapshot(
         return f.read()
 
     layout = RepoLayout(by_path, read)
-    analysis: Analysis | None = None
     tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
     if analyzer_runs is not None:
         analysis = Analysis.done([p for p, _ in tree], frozenset(lang for _, lang in wanted), analyzer_runs)
-    elif run_analyzers:
-        analysis = Analysis(
-            tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.commit[:12], snap.worktree_matches
-        )
+    elif run_analyzers and analysis is None:
+        analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
     try:
         generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis)
     finally:
@@ -267,7 +267,8 @@ def analyze_units(snap: Snapshot, units: frozenset[str], languages: frozenset[La
     named = [f for f in snap.files if utf8_path(f.path)]
     found = {lang for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)}
     tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
-    analysis = Analysis(tree, frozenset(found), snap.worktree_path, snap.commit[:12], snap.worktree_matches, units)
+    analysis = Analysis(tree, frozenset(found), snap.worktree_path, snap.worktree_matches, units,
+                        shard=True)  # fmt: skip
     runs, _ = analysis.finish()
     return runs
 
@@ -348,7 +349,7 @@ def _index_parsed(
         created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         remote_url=snap.remote_url,
         languages=tuple(sorted(adapters)),
-        analyzers=tuple(sorted({*_analyzer_versions(), *((i.tool, i.tool_version) for i, _ in indexes)})),
+        analyzers=tuple(sorted({*grammar_versions(), *((i.tool, i.tool_version) for i, _ in indexes)})),
         worktree=snap.worktree,
         submodules=tuple(sorted(snap.submodules, key=lambda m: m.path)),
     )
@@ -525,7 +526,8 @@ def _within(line: int, regions: tuple[tuple[int, int], ...]) -> bool:
     return any(first <= line <= last for first, last in regions)
 
 
-def _analyzer_versions() -> tuple[tuple[str, str], ...]:
+def grammar_versions() -> tuple[tuple[str, str], ...]:
+    """(package, version) of the parser and each grammar installed: part of every generation's recipe."""
     versions: list[tuple[str, str]] = []
     for package in GRAMMAR_PACKAGES:
         try:

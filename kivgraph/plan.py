@@ -82,12 +82,26 @@ class Plan:
         order = {unit.id: n for n, unit in enumerate(self.units)}
         return [sorted(shard, key=lambda u: order[u.id]) for shard in shards]
 
+    def owner(self, path: str) -> Unit | None:
+        """The unit a source file at `path` belongs to (whether or not the tree has it): the deepest
+        project root whose analyzer checks its language, else the syntax-only unit of its top directory."""
+        language = language_of(path)
+        if language is None:
+            return None
+        covering = [u for u in self.units if u.analyzer != SYNTAX and _inside(path, u.root)
+                    and language in _COVERS.get(Language(u.language), ())]  # fmt: skip
+        if covering:
+            return max(covering, key=lambda u: len(u.root))
+        top = path.partition("/")[0] if "/" in path else ""
+        return next((u for u in self.units if u.analyzer == SYNTAX and u.root == top), None)
+
 
 def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
          languages: frozenset[Language] | None = None) -> Plan:  # fmt: skip
     """The units of a tree of (path, size) files; `read` gives a manifest's bytes (None when absent)."""
     sized = dict(files)
-    wanted = frozenset(Language) if languages is None else languages
+    present = {lang for path in sized if (lang := language_of(path)) is not None}
+    wanted = frozenset(present if languages is None else present & languages)
     roots = sorted(projects(sized, wanted), key=lambda p: (-p.root.count("/"), -len(p.root), p.root))
     members: dict[tuple[str, str], list[str]] = {}
     remainder: dict[str, list[str]] = {}
@@ -101,12 +115,11 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
         else:
             remainder.setdefault(path.partition("/")[0] if "/" in path else "", []).append(path)
     units: list[Unit] = []
-    for project in roots:
+    for project in roots:  # a root with no files of its own is a unit still: its analyzer runs, and says so
         paths = members.get((project.spec.name, project.root), [])
-        if paths:
-            units.append(Unit(project.root, project.spec.name, project.language.value,
-                              _name(project.language, project.root, read), tuple(paths),
-                              sum(sized[p] for p in paths)))  # fmt: skip
+        units.append(Unit(project.root, project.spec.name, project.language.value,
+                          _name(project.language, project.root, read), tuple(paths),
+                          sum(sized[p] for p in paths)))  # fmt: skip
     for root, paths in sorted(remainder.items()):
         units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths)))
     units = [_with_dependencies(u, units, read) for u in units]

@@ -110,12 +110,17 @@ def materialize(files: Iterable[tuple[str, bytes]], worktree: str | None, root: 
     return root
 
 
-def command(project: Project, binary: str, output: Path, version: str) -> list[str]:
+PROJECT_VERSION = "0"
+"""The version scip-python gives the tree's own package: the same at every commit, so the rows of a
+file that did not change do not change either (kivgraph/reuse.py keeps them)."""
+
+
+def command(project: Project, binary: str, output: Path) -> list[str]:
     name = project.spec.name
     if name == "scip-typescript":
         return [binary, "index", "--output", str(output)]
     if name == "scip-python":
-        return [binary, "index", "--project-name", "repository", "--project-version", version or "0",
+        return [binary, "index", "--project-name", "repository", "--project-version", PROJECT_VERSION,
                 "--output", str(output)]  # fmt: skip
     if name == "scip-go":
         return [binary, "index", "--module-root", ".", "-o", str(output)]
@@ -128,7 +133,7 @@ ANALYZER_FAILURES = frozenset({"ANALYZER_UNAVAILABLE", "ANALYZER_TIMEOUT", "ANAL
 
 
 def run_project(
-    project: Project, tree: Path, outputs: Path, version: str, in_place: bool, origin: Path | None = None,
+    project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None = None,
     keep_output: bool = False,
 ) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
@@ -174,7 +179,7 @@ def run_project(
         (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        done = run_tool(command(project, found.path, output, version), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
+        done = run_tool(command(project, found.path, output), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
     except subprocess.TimeoutExpired:
         return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
     except OSError as err:
@@ -469,22 +474,25 @@ class Analysis:
         files: list[tuple[str, Callable[[], bytes]]],
         languages: frozenset[Language],
         worktree: str | None,
-        version: str,
         in_place: bool = False,
         only: frozenset[str] | None = None,
+        shard: bool = False,
     ) -> None:
-        """`only`: run just the projects with these ids, keeping their outputs, and nothing of the
-        whole tree (a shard of `kivgraph index --shard`; the merge states the rest)."""
+        """`only`: run just the projects with these ids, and state nothing of the whole tree (the
+        caller does: the merge of `kivgraph index --shard`, or reuse of a parent's generation).
+        `shard`: keep their outputs, unmerged, for a shard file."""
         paths = [p for p, _ in files]
         self.left_out = unconfigured(paths, languages) if only is None else []
         wanted = [p for p in projects(paths, languages) if only is None or p.id in only]
-        self.merged = only is None
+        self.merged = not shard
         self.in_place = bool(in_place and worktree)
         self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
         self.pending: list[Future[AnalyzerRun]] = []
         self.copy: Future[Path] | None = None
         self.runs: list[AnalyzerRun] | None = None
+        self.unmerged: list[AnalyzerRun] = []
+        """Each project's own run, before Go's are merged into one: what each took."""
         if self.scratch is None:
             return
         for project in wanted:
@@ -497,14 +505,14 @@ class Analysis:
                     contents = [(path, read()) for path, read in files]
                     self.copy = self.pool.submit(materialize, contents, worktree, tree)
             origin = Path(worktree) if worktree else None
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, version, here, origin,
-                                                 only is not None))  # fmt: skip
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin,
+                                                 shard))  # fmt: skip
 
     @classmethod
     def done(cls, paths: list[str], languages: frozenset[Language], runs: list[AnalyzerRun]) -> "Analysis":
         """An analysis whose runs happened elsewhere (the shards of `kivgraph merge`): the tree's runs
         in the order one analysis would have made them, merged as it would have."""
-        analysis = cls([], languages, None, "")
+        analysis = cls([], languages, None)
         analysis.left_out = unconfigured(paths, languages)
         order = {project.id: n for n, project in enumerate(projects(paths, languages))}
         analysis.runs = merge_go(sorted(runs, key=lambda r: order.get(r.project.id, len(order))))
@@ -515,8 +523,8 @@ class Analysis:
             if self.runs is None:
                 if self.copy is not None:
                     self.copy.result()  # a tree that could not be written out is an error, not a blind spot
-                runs = [future.result() for future in self.pending]
-                self.runs = merge_go(runs) if self.merged else runs
+                self.unmerged = [future.result() for future in self.pending]
+                self.runs = merge_go(self.unmerged) if self.merged else self.unmerged
             return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,409 @@
+"""Reuse across commits: a commit's generation from an indexed ancestor's, re-indexing only the
+planned units (kivgraph/plan.py) whose inputs changed and keeping the ancestor's rows for the rest.
+
+A unit is re-indexed when a file of its changed, when a manifest above or below its root changed,
+or when a unit it depends on changed its public surface (a symbol added, removed, renamed or
+re-signed). It is re-indexed together with the units it depends on (their declarations are what
+its uses resolve to; Go's type checker reads theirs too), but only its own rows are taken. Anything
+that would make the ancestor's rows wrong for this commit — another kivgraph or grammar, other
+languages, type checkers on in one and off in the other, a changed role configuration — makes
+`CannotReuse`, and the caller indexes in full. The result equals a full index of the commit.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Protocol, TypeVar
+
+import pygit2
+
+from kivgraph import __version__
+from kivgraph.indexing import (
+    GRAMMAR_PACKAGES,
+    MAX_FILE_BYTES,
+    SKIPPED_DIRECTORIES,
+    Progress,
+    Snapshot,
+    TreeFile,
+    grammar_versions,
+    index_snapshot,
+    utf8_path,
+)
+from kivgraph.languages import language_of
+from kivgraph.model import Generation, InvisibleScope, Language
+from kivgraph.model.roles import CONFIG_FILE
+from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
+from kivgraph.scip.run import ANALYZER_FAILURES, Analysis, AnalyzerRun, unconfigured
+
+MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
+                            "Cargo.lock", "pyproject.toml", "setup.cfg", "pubspec.yaml", "pubspec.lock"})  # fmt: skip
+MANIFEST_SUFFIXES = (".json", ".toml", ".lock", ".yaml", ".yml", ".cfg", ".ini")
+"""Files that configure how other files are read (tsconfig*.json, lockfiles…): a change reaches
+every unit above and below them."""
+INERT_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico",
+                  ".webp", ".pdf")  # fmt: skip
+"""Files no analyzer or parser reads: a change to one re-indexes nothing."""
+ANALYZER_SCOPES = ANALYZER_FAILURES | {"PACKAGE_NOT_LOADED", "MODULE_DEPENDENCIES_MISSING", "PROJECT_NOT_CONFIGURED"}
+"""Blind spots only a run with type checkers records."""
+_SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
+_ANALYZER_LANGUAGES = {
+    "scip-go": frozenset({Language.GO}),
+    "scip-typescript": _SCRIPT_LANGUAGES,
+    "rust-analyzer": frozenset({Language.RUST}),
+    "scip-python": frozenset({Language.PYTHON}),
+}
+
+
+class CannotReuse(Exception):
+    """The ancestor's generation cannot stand in for any part of this one; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitOutcome:
+    unit: str
+    reused: bool
+    why: str
+    """Why it was re-indexed ("" when reused)."""
+    seconds: float | None = None
+    """Its type checker's time, when one ran on it."""
+
+    def as_json(self) -> dict[str, object]:
+        return {"unit": self.unit, "reused": self.reused, "why": self.why,
+                "seconds": None if self.seconds is None else round(self.seconds, 3)}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Reused:
+    generation: Generation
+    base: str
+    """The commit whose generation was reused."""
+    units: tuple[UnitOutcome, ...]
+    rounds: int
+    """How many times units were re-indexed (2 when a surface change reached dependents)."""
+
+
+def index_reusing(
+    repo: pygit2.Repository,
+    snap: Snapshot,
+    base: Generation,
+    languages: frozenset[Language] | None = None,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    run_analyzers: bool = False,
+    said: Callable[[str], None] | None = None,
+) -> Reused:
+    """The generation of `snap` (a commit) made from `base` (an ancestor's) and the units re-indexed.
+
+    `said` hears one line per unit as its fate is decided. Raises CannotReuse when nothing of
+    `base` can be kept.
+    """
+    _check_recipe(snap, base)
+    plan = plan_snapshot(snap, languages)
+    owner = {path: unit for unit in plan.units for path in unit.files}
+    changed = _changed_paths(repo, base.header.tree, snap.tree)
+    dirty = _dirty(plan, changed, languages)
+    _check_coverage(snap, base, plan, owner, dirty, changed, languages)
+    if run_analyzers != _analyzed(base) and any(u.analyzer != SYNTAX for u in plan.units if u.id not in dirty):
+        raise CannotReuse(f"{base.header.commit[:12]} was indexed {'without' if run_analyzers else 'with'} type "
+                          "checkers, this run is not")  # fmt: skip
+    depends = _Dependencies(plan, base, owner, snap)
+    rounds = 0
+    while True:
+        rounds += 1
+        for unit_id, why in sorted(dirty.items()):
+            if said is not None:
+                said(f"{unit_id}: re-indexing ({why})")
+        sub, runs = _reindex(snap, plan, owner, dirty, depends, languages, progress, jobs, run_analyzers)
+        changed_surfaces = [u for u in plan.units if u.id in dirty and _surface(sub, u) != _surface(base, u)]
+        spread = {d: f"{u.id} changed its public surface" for u in changed_surfaces for d in depends.dependents(u)
+                  if d not in dirty}  # fmt: skip
+        if not spread:
+            break
+        dirty.update(spread)
+    if said is not None:
+        for unit in plan.units:
+            if unit.id not in dirty:
+                said(f"{unit.id}: reused from {base.header.commit[:12]}")
+    generation = _compose(snap, plan, owner, dirty, base, sub, languages, run_analyzers)
+    seconds = {run.project.id: run.seconds for run in runs}
+    outcomes = tuple(UnitOutcome(u.id, u.id not in dirty, dirty.get(u.id, ""), seconds.get(u.id)) for u in plan.units)
+    return Reused(generation, base.header.commit, outcomes, rounds)
+
+
+def _check_recipe(snap: Snapshot, base: Generation) -> None:
+    header = base.header
+    if snap.worktree or header.worktree:
+        raise CannotReuse("a working tree's generation is neither reused nor reused from")
+    if header.indexer_version != __version__:
+        raise CannotReuse(f"{header.commit[:12]} was indexed by kivgraph {header.indexer_version}, "
+                          f"this is {__version__}")  # fmt: skip
+    before = {(name, version) for name, version in header.analyzers if name in GRAMMAR_PACKAGES}
+    if before != set(grammar_versions()):
+        raise CannotReuse(f"the parsers changed since {header.commit[:12]} was indexed")
+    if header.repository != snap.repository:
+        raise CannotReuse(f"{header.commit[:12]}'s generation names another repository ({header.repository})")
+
+
+def _changed_paths(repo: pygit2.Repository, before: str, after: str) -> set[str]:
+    """The paths whose content, mode or existence differs between two trees (submodules aside)."""
+    try:
+        old, new = repo.get(before), repo.get(after)
+    except (ValueError, KeyError) as err:
+        raise CannotReuse(f"the tree {before[:12]} is not in this repository") from err
+    if not isinstance(old, pygit2.Tree) or not isinstance(new, pygit2.Tree):
+        raise CannotReuse(f"the tree {before[:12]} is not in this repository")
+    paths: set[str] = set()
+    for patch in old.diff_to_tree(new).deltas:
+        for path in (patch.old_file.path, patch.new_file.path):
+            if path and not any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]):
+                paths.add(path)
+    return paths
+
+
+def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None) -> dict[str, str]:
+    """The units a change to `changed` reaches directly, each with why."""
+    dirty: dict[str, str] = {}
+    analyzed = sorted((u for u in plan.units if u.analyzer != SYNTAX), key=lambda u: -len(u.root))
+    for path in sorted(changed):
+        if path == CONFIG_FILE:
+            raise CannotReuse(f"{CONFIG_FILE} changed: every file's role may have")
+        name = path.rpartition("/")[2]
+        directory = path.rpartition("/")[0]
+        language = language_of(path)
+        if language is not None:
+            unit = plan.owner(path) if languages is None or language in languages else None
+            if unit is not None:
+                dirty.setdefault(unit.id, f"{path} changed")
+        elif name in MANIFEST_NAMES or name.endswith(MANIFEST_SUFFIXES):
+            for unit in plan.units:
+                if _inside(directory, unit.root) or _inside(unit.root, directory):
+                    dirty.setdefault(unit.id, f"{path} changed")
+        elif not name.endswith(INERT_SUFFIXES):
+            holder = next((u for u in analyzed if _inside(path, u.root)), None)
+            if holder is not None:
+                dirty.setdefault(holder.id, f"{path} changed")
+    return dirty
+
+
+def _inside(path: str, root: str) -> bool:
+    return root == "" or path == root or path.startswith(root + "/")
+
+
+def _check_coverage(snap: Snapshot, base: Generation, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str],
+                    changed: set[str], languages: frozenset[Language] | None) -> None:  # fmt: skip
+    """The base holds a record of every file of every unit kept, and of nothing this run leaves out."""
+    recorded = {f.path for f in base.files}
+    for unit in plan.units:
+        if unit.id not in dirty:
+            missing = next((p for p in unit.files if p not in recorded), None)
+            if missing is not None:
+                raise CannotReuse(f"{base.header.commit[:12]}'s generation has no {missing}: it was indexed "
+                                  "with other --languages")  # fmt: skip
+    wanted = {f.path for f in snap.files if (lang := language_of(f.path)) and (languages is None or lang in languages)}
+    extra = next((p for p in sorted(recorded) if p not in wanted and p not in changed), None)
+    if extra is not None:
+        raise CannotReuse(f"{base.header.commit[:12]}'s generation holds {extra}, which this run leaves out "
+                          "(other --languages)")  # fmt: skip
+
+
+def _analyzed(generation: Generation) -> bool:
+    """Whether the generation was made with type checkers on."""
+    tools = {name for name, _ in generation.header.analyzers if name not in GRAMMAR_PACKAGES}
+    return bool(tools) or any(s.reason in ANALYZER_SCOPES for s in generation.invisible_scopes)
+
+
+def _languages(unit: Unit) -> frozenset[Language]:
+    if unit.analyzer == SYNTAX:
+        return frozenset(lang for p in unit.files if (lang := language_of(p)) is not None)
+    return _ANALYZER_LANGUAGES.get(unit.analyzer, frozenset({Language(unit.language)}))
+
+
+class _Dependencies:
+    """Which units a unit's uses may reach: what its manifests declare, what the base's edges show
+    it used, every Go module under a go.work, and any unit whose files a script or syntax-only unit
+    could import by path (the same languages); plus the units whose name its files spell."""
+
+    def __init__(self, plan: Plan, base: Generation, owner: dict[str, Unit], snap: Snapshot) -> None:
+        self.plan, self.owner, self.snap = plan, owner, snap
+        self.by_id = {u.id: u for u in plan.units}
+        self.files = {f.path: f for f in snap.files}
+        file_of = {s.key: s.file for s in base.symbols}
+        self.used: dict[str, set[str]] = {}
+        for edge in base.edges:
+            source, target = owner.get(edge.file), owner.get(file_of.get(edge.target, ""))
+            if source is not None and target is not None and source is not target:
+                self.used.setdefault(source.id, set()).add(target.id)
+        self.workspace = any(p.rpartition("/")[2] == "go.work" for p in self.files)
+        self.mentions: dict[str, set[str]] = {}
+
+    def of(self, unit: Unit) -> set[str]:
+        found = set(unit.depends_on) | self.used.get(unit.id, set()) | self._spelled(unit)
+        languages = _languages(unit)
+        for other in self.plan.units:
+            if other is unit:
+                continue
+            workspace = self.workspace and unit.analyzer == other.analyzer == "scip-go"
+            by_path = (unit.analyzer == SYNTAX or languages & _SCRIPT_LANGUAGES) and languages & _languages(other)
+            if workspace or by_path:
+                found.add(other.id)
+        return found
+
+    def closure(self, units: Iterable[str]) -> set[str]:
+        seen = set(units)
+        stack = list(seen)
+        while stack:
+            for dep in self.of(self.by_id[stack.pop()]):
+                if dep not in seen:
+                    seen.add(dep)
+                    stack.append(dep)
+        return seen
+
+    def dependents(self, unit: Unit) -> set[str]:
+        return {u.id for u in self.plan.units if u is not unit and unit.id in self.of(u)}
+
+    def _spelled(self, unit: Unit) -> set[str]:
+        """The analyzed units whose name (a Go module path, an npm or crate name) its files contain."""
+        if unit.id not in self.mentions:
+            names = {u.name: u.id for u in self.plan.units
+                     if u.analyzer != SYNTAX and u is not unit and u.name != (u.root or ".")}  # fmt: skip
+            found: set[str] = set()
+            if names:
+                for path in unit.files:
+                    tree_file = self.files.get(path)
+                    if tree_file is None or tree_file.symlink or tree_file.size > MAX_FILE_BYTES:
+                        continue
+                    data = tree_file.read()
+                    found |= {i for n, i in names.items() if i not in found and n.encode() in data}
+            self.mentions[unit.id] = found
+        return self.mentions[unit.id]
+
+
+def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], depends: _Dependencies,
+             languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
+             run_analyzers: bool) -> tuple[Generation, list[AnalyzerRun]]:  # fmt: skip
+    """Index the dirty units with the units they depend on (for their declarations); the type
+    checkers run on the dirty units, and on every Go module among the rest (Go's index of a module
+    names what it uses by the index of the module declaring it)."""
+    closure = depends.closure(dirty)
+    roots = sorted((u.root for u in plan.units if u.analyzer != SYNTAX and u.root), key=len, reverse=True)
+    kept_roots = {depends.by_id[i].root for i in closure}
+
+    def wanted(path: str, symlink: bool) -> bool:
+        if symlink or not utf8_path(path):
+            return True  # recorded, never read
+        unit = owner.get(path)
+        if unit is not None:
+            return unit.id in closure
+        if language_of(path) is not None and (languages is None or language_of(path) in languages):
+            return False
+        holder = next((r for r in roots if path.startswith(r + "/")), None)
+        return holder is None or holder in kept_roots
+
+    part = replace(snap, files=[f for f in snap.files if wanted(f.path, f.symlink)])
+    analysis: Analysis | None = None
+    if run_analyzers:
+        checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX
+                            and (i in dirty or depends.by_id[i].analyzer == "scip-go"))  # fmt: skip
+        tree = [(f.path, f.read) for f in _readable(part)]
+        analysis = Analysis(tree, _present(part, languages), part.worktree_path, part.worktree_matches,
+                            checked)  # fmt: skip
+    generation = index_snapshot(part, languages, progress, jobs, analysis=analysis)
+    return generation, (analysis.unmerged if analysis is not None else [])
+
+
+def _surface(generation: Generation, unit: Unit) -> frozenset[tuple[object, ...]]:
+    """What other units can see of a unit: its symbols, their kinds, signatures and nesting."""
+    files = set(unit.files)
+    return frozenset((s.key, s.qualified_name, s.kind, s.signature, s.exported, s.container)
+                     for s in generation.symbols if s.file in files)  # fmt: skip
+
+
+def _owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
+    """The analyzed unit a type checker's blind spot is in: the deepest whose root holds its path."""
+    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in _languages(u)
+               and _inside(scope.path, u.root)]  # fmt: skip
+    return max(holders, key=lambda u: len(u.root)) if holders else None
+
+
+def _compose(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], base: Generation,
+             sub: Generation, languages: frozenset[Language] | None, run_analyzers: bool) -> Generation:  # fmt: skip
+    """The re-indexed units' rows from `sub`, the rest from `base`; the tree's own blind spots anew."""
+    kept = {path for path, unit in owner.items() if unit.id not in dirty}
+
+    def fresh(path: str) -> bool:
+        unit = owner.get(path)
+        return unit.id in dirty if unit is not None else True
+
+    files = {f.path: f for f in base.files if f.path in kept} | {f.path: f for f in sub.files if fresh(f.path)}
+    order = [f.path for f in snap.files if f.path in files]
+    if len(order) != len(files):
+        raise CannotReuse("the files of the re-indexed units and the kept ones do not make up the tree")
+    symbols = [s for s in base.symbols if s.file in kept] + [s for s in sub.symbols if fresh(s.file)]
+    used = {s.package for s in symbols}
+    packages = {p.id: p for p in base.packages if p.id in used} | {p.id: p for p in sub.packages if p.id in used}
+
+    def own_scopes(generation: Generation, take: Callable[[Unit], bool]) -> list[InvisibleScope]:
+        chosen: list[InvisibleScope] = []
+        for scope in generation.invisible_scopes:
+            if scope.reason == "PATH_NOT_UTF8" or scope.reason == "PROJECT_NOT_CONFIGURED" and scope.path == "":
+                continue
+            unit = _owner_of_scope(plan, scope)
+            if unit is not None and take(unit):
+                chosen.append(scope)
+        return chosen
+
+    scopes = own_scopes(base, lambda u: u.id not in dirty) + own_scopes(sub, lambda u: u.id in dirty)
+    scopes += [s for s in sub.invisible_scopes if s.reason == "PATH_NOT_UTF8"]
+    if run_analyzers:
+        scopes += unconfigured([f.path for f in _readable(snap)], _present(snap, languages))
+    header = replace(sub.header, languages=tuple(sorted({f.language for f in files.values()})),
+                     analyzers=_tools(plan, dirty, base, sub))  # fmt: skip
+    return Generation(
+        header=header,
+        files=tuple(files[p] for p in order),
+        packages=tuple(sorted(packages.values(), key=lambda p: p.id)),
+        symbols=tuple(symbols),
+        edges=_rows(base.edges, sub.edges, kept, fresh),
+        external_references=_rows(base.external_references, sub.external_references, kept, fresh),
+        unresolved=_rows(base.unresolved, sub.unresolved, kept, fresh),
+        invisible_scopes=tuple(scopes),
+    )
+
+
+class _Row(Protocol):
+    @property
+    def file(self) -> str: ...
+
+
+R = TypeVar("R", bound=_Row)
+
+
+def _rows(base: Iterable[R], sub: Iterable[R], kept: set[str], fresh: Callable[[str], bool]) -> tuple[R, ...]:
+    """A table's rows: the base's in the files kept, the re-index's in the files it stands for."""
+    return (*(r for r in base if r.file in kept), *(r for r in sub if fresh(r.file)))
+
+
+def _readable(snap: Snapshot) -> list[TreeFile]:
+    """The files indexing reads: named in UTF-8, not links, not too large."""
+    return [f for f in snap.files if utf8_path(f.path) and not f.symlink and f.size <= MAX_FILE_BYTES]
+
+
+def _present(snap: Snapshot, languages: frozenset[Language] | None) -> frozenset[Language]:
+    found = {lang for f in snap.files if utf8_path(f.path) and (lang := language_of(f.path)) is not None}
+    return frozenset(found if languages is None else found & languages)
+
+
+def _tools(plan: Plan, dirty: dict[str, str], base: Generation, sub: Generation) -> tuple[tuple[str, str], ...]:
+    """The parsers and type checkers the generation was made with: those that ran now, and those of
+    the base that ran on a unit kept (one whose run there left no failure)."""
+    failed = {u.id for s in base.invisible_scopes if s.reason in ANALYZER_FAILURES
+              for u in [_owner_of_scope(plan, s)] if u is not None}  # fmt: skip
+    kept_tools = {u.analyzer for u in plan.units if u.id not in dirty and u.analyzer != SYNTAX and u.id not in failed}
+    now = dict(sub.header.analyzers)
+    tools = set(sub.header.analyzers)
+    for name, version in base.header.analyzers:
+        if name in GRAMMAR_PACKAGES or name not in kept_tools:
+            continue
+        if name in now and now[name] != version:
+            raise CannotReuse(f"{name} is now {now[name]}; {base.header.commit[:12]} was indexed with {version}")
+        tools.add((name, version))
+    return tuple(sorted(tools))

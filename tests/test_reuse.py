@@ -1,0 +1,152 @@
+"""Reuse across commits on real history: each commit is indexed on its parent's note, re-indexing
+only the units its change reaches, and the stored generation equals a full index of the commit
+(every table; only created_at differs). The history walks a monorepo of three Go modules — a
+library two others use through `replace` — through a one-file change, a body change in the
+library, a rename of an exported symbol (dependents re-indexed, their uses now unresolved), the
+callers catching up, a new module, a manifest change and a README edit."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kivgraph.store import load_from_file, load_from_notes
+from kivgraph.store.git import open_repository
+from tests.conftest import Repo
+from tests.scip.analyzers import require
+from tests.test_shard import TREE, run, same
+
+LIB_DONE = LIB_RENAMED = (
+    "package lib\n\n// Done does.\nfunc Done() int { return 1 }\n\n"
+    "// Twice calls Done twice.\nfunc Twice() int { return Done() + Done() }\n"
+)
+
+
+def indexed(repo: Repo, work: Path, *options: str) -> dict[str, object]:
+    """Index HEAD incrementally into the notes and in full into a file; they must be equal."""
+    head = repo.git("rev-parse", "HEAD")
+    full = work / f"full-{head[:12]}.kgen"
+    run("index", str(repo.path), "--languages", "go", "--full", "--out", str(full))
+    out = json.loads(run("index", str(repo.path), "--languages", "go", "--json", *options))
+    same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+    return out
+
+
+def outcomes(out: dict[str, object]) -> dict[str, str]:
+    reused = out["reused"]
+    assert isinstance(reused, dict)
+    return {u["unit"]: ("reused" if u["reused"] else u["why"]) for u in reused["units"]}  # type: ignore[index]
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Repo, Path]:
+    require("scip-go")
+    work = tmp_path_factory.mktemp("reuse")
+    repo = Repo(work / "mono")
+    repo.commit({**TREE, "README.md": "# mono\n"}, message="three modules")
+    run("index", str(repo.path), "--languages", "go")
+    return repo, work
+
+
+def test_a_history_of_changes_reindexes_only_what_each_reaches(history: tuple[Repo, Path]):
+    repo, work = history
+
+    repo.commit({"tools/gen.go": 'package tools\n\nimport "example.com/lib"\n\n'
+                 "// Gen uses the library twice.\nfunc Gen() int { return lib.Do() * 2 }\n"})  # fmt: skip
+    assert outcomes(indexed(repo, work)) == {"scip-go:lib": "reused", "scip-go:.": "reused",
+                                             "scip-go:tools": "tools/gen.go changed"}  # fmt: skip
+
+    repo.commit({"lib/lib.go": TREE["lib/lib.go"].replace("return 1", "return 2")})  # type: ignore[union-attr]
+    assert outcomes(indexed(repo, work)) == {"scip-go:lib": "lib/lib.go changed", "scip-go:.": "reused",
+                                             "scip-go:tools": "reused"}  # fmt: skip
+
+    repo.commit({"lib/lib.go": LIB_RENAMED})  # the callers still say lib.Do: their uses no longer resolve
+    out = indexed(repo, work)
+    assert outcomes(out) == {"scip-go:lib": "lib/lib.go changed",
+                             "scip-go:.": "scip-go:lib changed its public surface",
+                             "scip-go:tools": "scip-go:lib changed its public surface"}  # fmt: skip
+    assert out["reused"]["rounds"] == 2  # type: ignore[index]
+
+    repo.commit({"tools/gen.go": 'package tools\n\nimport "example.com/lib"\n\n'
+                 "// Gen uses the library twice.\nfunc Gen() int { return lib.Done() * 2 }\n"})  # fmt: skip
+    assert outcomes(indexed(repo, work))["scip-go:tools"] == "tools/gen.go changed"
+
+    repo.commit({"README.md": "# mono\n\nThree modules.\n"})
+    assert set(outcomes(indexed(repo, work)).values()) == {"reused"}
+
+    repo.commit({"extra/go.mod": "module example.com/extra\n\ngo 1.21\n", "extra/x.go": "package extra\n",
+                 "tools/more.go": "package tools\n\n// More is more.\nfunc More() int { return Gen() }\n"})  # fmt: skip
+    found = outcomes(indexed(repo, work))
+    assert found["scip-go:extra"] != "reused" and found["scip-go:lib"] == "reused"
+
+    (repo.path / "tools" / "more.go").unlink()
+    repo.commit({"tools/go.mod": TREE["tools/go.mod"] + "\n// no sources left\n"})  # type: ignore[operator]
+    assert outcomes(indexed(repo, work))["scip-go:lib"] == "reused"
+
+
+def test_full_and_unusable_bases_index_every_unit_and_say_why(history: tuple[Repo, Path]):
+    repo, work = history
+    repo.commit({"main.go": TREE["main.go"] + "\n// touched\n"})  # type: ignore[operator]
+    full = json.loads(run("index", str(repo.path), "--languages", "go", "--full", "--json"))
+    assert "reused" not in full
+    # Another --languages than the ancestor's: its rows cannot stand in, and the run says so.
+    repo.commit({"main.go": TREE["main.go"] + "\n// touched again\n"})  # type: ignore[operator]
+    from click.testing import CliRunner
+
+    from kivgraph.cli import cli
+
+    result = CliRunner().invoke(cli, ["index", str(repo.path), "--languages", "go,python", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "indexing every unit" in result.stderr and "other --languages" in result.stderr
+    assert "reused" not in json.loads(result.stdout)
+
+
+POLYGLOT: dict[str, str | bytes] = {
+    "web/tsconfig.json": '{"compilerOptions": {"strict": true, "allowJs": true}, "include": ["src"]}\n',
+    "web/src/util.ts": "export function shout(s: string): string {\n  return s.toUpperCase();\n}\n",
+    "web/src/main.ts": 'import { shout } from "./util";\n\nexport const hello = (): string => shout("hi");\n',
+    "tools/pkg/__init__.py": "",
+    "tools/pkg/core.py": "def base():\n    return 1\n",
+    "tools/run.py": "from pkg.core import base\n\n\ndef main():\n    return base()\n",
+    "scripts/build.js": "function build() {\n  return 1;\n}\nmodule.exports = { build };\n",
+}
+
+
+def test_scripts_python_and_syntax_only_units_reuse_by_their_own_rules(make_repo, tmp_path: Path):
+    for analyzer in ("scip-typescript", "scip-python"):
+        require(analyzer)
+    repo = make_repo(POLYGLOT)
+    run("index", str(repo.path))
+
+    def step(files: dict[str, str | bytes]) -> dict[str, str]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        full = tmp_path / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--json"))
+        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+        return outcomes(out)
+
+    body = "export function shout(s: string): string {\n  return s.toUpperCase() + '!';\n}\n"
+    assert step({"web/src/util.ts": body}) == {"scip-typescript:web": "web/src/util.ts changed",
+                                               "scip-python:.": "reused", "syntax:scripts": "reused"}  # fmt: skip
+    assert step({"tools/pkg/core.py": "def base():\n    return 2\n"})["scip-typescript:web"] == "reused"
+    # A script gains a function: a TypeScript project may import it by path, so it is re-indexed too.
+    found = step({"scripts/build.js": POLYGLOT["scripts/build.js"] + "function clean() {}\n"})  # type: ignore[operator]
+    assert found == {"syntax:scripts": "scripts/build.js changed", "scip-python:.": "reused",
+                     "scip-typescript:web": "syntax:scripts changed its public surface"}  # fmt: skip
+
+
+def test_a_corrupt_ancestor_note_is_passed_over(make_repo):
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    first = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path), "--no-analyzers")
+    repo.git("notes", "--ref", "refs/notes/kivgraph", "add", "-f", "-m", "garbage", first)
+    repo.commit({"a.py": "def f():\n    return 2\n"})
+    from click.testing import CliRunner
+
+    from kivgraph.cli import cli
+
+    result = CliRunner().invoke(cli, ["index", str(repo.path), "--no-analyzers", "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"passing over {first[:12]}" in result.stderr and "reused" not in json.loads(result.stdout)
