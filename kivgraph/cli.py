@@ -11,6 +11,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import click
@@ -34,6 +35,7 @@ from kivgraph.store.notes import NotesStore
 from kivgraph.store.prune import DEFAULT_KEEP
 
 if TYPE_CHECKING:
+    from kivgraph.clients import Change
     from kivgraph.indexing import Progress, Snapshot
     from kivgraph.reuse import Reused
     from kivgraph.store.sync import SyncResult
@@ -806,6 +808,80 @@ def _sources(
     if len(repos) == 1:
         return [], [(f, repos[0]) for f in files]
     return list(repos), [(f, "") for f in files]
+
+
+@cli.group("mcp")
+def mcp_group() -> None:
+    """Register `kivgraph serve` with an MCP client (Claude Code, Claude Desktop, Cursor, VS Code, Codex)."""
+
+
+CLIENT = click.option(
+    "--client",
+    "client_name",
+    required=True,
+    type=click.Choice(["claude-code", "claude-desktop", "cursor", "vscode", "codex"]),
+    help="The client whose configuration file is written.",
+)
+CONFIG = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="Write this file instead of the client's own (a project's .vscode/mcp.json or .mcp.json).",
+)
+DRY_RUN = click.option("--dry-run", is_flag=True, help="Print the change as a diff and write nothing.")
+NAME = click.option("--name", default="kivgraph", show_default=True, help="The server's name in the client.")
+
+
+@mcp_group.command("install")
+@CLIENT
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Repository the server loads (repeatable; default: the folder the client starts it in).",
+)
+@click.option("--workspace", type=click.Path(dir_okay=False), help="A kivgraph.toml the server links into one graph.")
+@CONFIG
+@DRY_RUN
+@NAME
+def mcp_install(client_name: str, repos: tuple[str, ...], workspace: str | None, config_file: str | None,
+                dry_run: bool, name: str) -> None:  # fmt: skip
+    """Add kivgraph to the client's MCP configuration, by the absolute path of this kivgraph: merged
+    into the file (other servers kept), the old file kept as FILE.kivgraph-backup; a second run
+    changes nothing."""
+    from kivgraph.clients import client, install, server_command
+
+    target = client(client_name)
+    command, args = server_command(list(repos), workspace)
+    change = install(target, command, args, Path(config_file) if config_file else None, name)
+    _apply(change, dry_run, f"{name} starts `{' '.join([command, *args])}` in {target.title}")
+
+
+@mcp_group.command("uninstall")
+@CLIENT
+@CONFIG
+@DRY_RUN
+@NAME
+def mcp_uninstall(client_name: str, config_file: str | None, dry_run: bool, name: str) -> None:
+    """Remove kivgraph's entry (only it) from the client's MCP configuration."""
+    from kivgraph.clients import client, uninstall
+
+    target = client(client_name)
+    change = uninstall(target, Path(config_file) if config_file else None, name)
+    _apply(change, dry_run, f"{name} removed from {target.title}")
+
+
+def _apply(change: "Change", dry_run: bool, done: str) -> None:
+    if not change.changed:
+        click.echo(f"{change.path} already says so; nothing changed.")
+        return
+    if dry_run:
+        click.echo(change.diff(), nl=False)
+        click.echo(f"(dry run: {change.path} was not written)")
+        return
+    backup = change.write()
+    click.echo(f"{done}: {change.path} written" + (f"; the previous file is {backup}" if backup else "") + ".")
 
 
 @cli.command()
