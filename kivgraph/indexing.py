@@ -207,6 +207,7 @@ def index_snapshot(
     run_analyzers: bool = False,
     analyzer_runs: list[AnalyzerRun] | None = None,
     analysis: Analysis | None = None,
+    names_elsewhere: frozenset[str] = frozenset(),
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
@@ -214,6 +215,7 @@ def index_snapshot(
     their results stand in for running them here, and the generation is the one a single run makes.
     `analysis`: the type checkers, already started by the caller over this tree (kivgraph/reuse.py
     starts those of a few units): their results are taken as `run_analyzers` would take its own.
+    `names_elsewhere`: the names declared in the tree's files left out of `snap` (see Resolver).
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -251,7 +253,8 @@ def index_snapshot(
     elif run_analyzers and analysis is None:
         analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
     try:
-        generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis)
+        generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
+                                   names_elsewhere)  # fmt: skip
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
@@ -291,6 +294,7 @@ def _index_parsed(
     progress: Progress | None,
     scip_indexes: tuple[ScipIndex, ...],
     analysis: Analysis | None,
+    names_elsewhere: frozenset[str] = frozenset(),
 ) -> Generation:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
@@ -326,7 +330,7 @@ def _index_parsed(
     _assign_keys(snap.repository, scopes)
     if progress is not None:
         progress("resolve", 0, 1)
-    resolver = Resolver(scopes, layout, adapters)
+    resolver = Resolver(scopes, layout, adapters, names_elsewhere)
     facts = resolver.run()
     runs: list[AnalyzerRun] = []
     left_out: list[InvisibleScope] = []

@@ -10,6 +10,7 @@ languages, type checkers on in one and off in the other, a changed role configur
 `CannotReuse`, and the caller indexes in full. The result equals a full index of the commit.
 """
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
@@ -29,7 +30,8 @@ from kivgraph.indexing import (
     utf8_path,
 )
 from kivgraph.languages import language_of
-from kivgraph.model import Generation, InvisibleScope, Language
+from kivgraph.languages.scopes import module_qualified_name
+from kivgraph.model import Generation, InvisibleScope, Language, Symbol, SymbolKind
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.run import ANALYZER_FAILURES, Analysis, AnalyzerRun, unconfigured
@@ -51,6 +53,18 @@ _ANALYZER_LANGUAGES = {
     "rust-analyzer": frozenset({Language.RUST}),
     "scip-python": frozenset({Language.PYTHON}),
 }
+
+
+_GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+_GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
+_GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+
+
+def _go_imports(data: bytes) -> list[str]:
+    """The import paths a Go file names."""
+    paths = [m.group(1) for m in _GO_IMPORT.finditer(data)]
+    paths += [p for block in _GO_IMPORT_BLOCK.finditer(data) for p in _GO_BLOCK_PATH.findall(block.group(1))]
+    return [p.decode("utf-8", "replace") for p in paths]
 
 
 class CannotReuse(Exception):
@@ -112,10 +126,12 @@ def index_reusing(
         for unit_id, why in sorted(dirty.items()):
             if said is not None:
                 said(f"{unit_id}: re-indexing ({why})")
-        sub, runs = _reindex(snap, plan, owner, dirty, depends, languages, progress, jobs, run_analyzers)
+        sub, runs = _reindex(snap, plan, owner, dirty, depends, base, languages, progress, jobs, run_analyzers)
         changed_surfaces = [u for u in plan.units if u.id in dirty and _surface(sub, u) != _surface(base, u)]
         spread = {d: f"{u.id} changed its public surface" for u in changed_surfaces for d in depends.dependents(u)
                   if d not in dirty}  # fmt: skip
+        for unit_id, why in depends.naming(_renamed(base, sub, owner, dirty), {*dirty, *spread}).items():
+            spread[unit_id] = why
         if not spread:
             break
         dirty.update(spread)
@@ -257,6 +273,30 @@ class _Dependencies:
                     stack.append(dep)
         return seen
 
+    def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:
+        """The units (but `skipped`) whose files spell one of `names` as a word, with the first found."""
+        if not names:
+            return {}
+        words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+        pattern = re.compile(rb"(?<![\w$])(" + words + rb")(?![\w$])")
+        found: dict[str, str] = {}
+        for unit in self.plan.units:
+            if unit.id in skipped:
+                continue
+            for path in unit.files:
+                data = self._bytes(path)
+                hit = pattern.search(data) if data is not None else None
+                if hit is not None:
+                    found[unit.id] = f"a name it spells is declared or gone: {hit.group(1).decode()}"
+                    break
+        return found
+
+    def _bytes(self, path: str) -> bytes | None:
+        tree_file = self.files.get(path)
+        if tree_file is None or tree_file.symlink or tree_file.size > MAX_FILE_BYTES:
+            return None
+        return tree_file.read()
+
     def dependents(self, unit: Unit) -> set[str]:
         return {u.id for u in self.plan.units if u is not unit and unit.id in self.of(u)}
 
@@ -266,19 +306,21 @@ class _Dependencies:
             names = {u.name: u.id for u in self.plan.units
                      if u.analyzer != SYNTAX and u is not unit and u.name != (u.root or ".")}  # fmt: skip
             found: set[str] = set()
-            if names:
-                for path in unit.files:
-                    tree_file = self.files.get(path)
-                    if tree_file is None or tree_file.symlink or tree_file.size > MAX_FILE_BYTES:
-                        continue
-                    data = tree_file.read()
+            for path in unit.files if names else ():
+                data = self._bytes(path)
+                if data is None:
+                    continue
+                if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
+                    imported = set(_go_imports(data))
+                    found |= {i for n, i in names.items() if any(p == n or p.startswith(n + "/") for p in imported)}
+                else:
                     found |= {i for n, i in names.items() if i not in found and n.encode() in data}
             self.mentions[unit.id] = found
         return self.mentions[unit.id]
 
 
 def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], depends: _Dependencies,
-             languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
+             base: Generation, languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
              run_analyzers: bool) -> tuple[Generation, list[AnalyzerRun]]:  # fmt: skip
     """Index the dirty units with the units they depend on (for their declarations); the type
     checkers run on the dirty units, and on every Go module among the rest (Go's index of a module
@@ -306,8 +348,30 @@ def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str
         tree = [(f.path, f.read) for f in _readable(part)]
         analysis = Analysis(tree, _present(part, languages), part.worktree_path, part.worktree_matches,
                             checked)  # fmt: skip
-    generation = index_snapshot(part, languages, progress, jobs, analysis=analysis)
+    elsewhere = frozenset(s.name for s in base.symbols if not _file_module(s)
+                          and (unit := owner.get(s.file)) is not None and unit.id not in closure)  # fmt: skip
+    generation = index_snapshot(part, languages, progress, jobs, analysis=analysis, names_elsewhere=elsewhere)
     return generation, (analysis.unmerged if analysis is not None else [])
+
+
+def _file_module(symbol: Symbol) -> bool:
+    """Whether the symbol is a file's own module (not a declaration: its name is the file's)."""
+    return (symbol.kind is SymbolKind.MODULE and (symbol.name_line, symbol.name_column) == (1, 0)
+            and symbol.qualified_name == module_qualified_name(symbol.file))  # fmt: skip
+
+
+def _renamed(base: Generation, sub: Generation, owner: dict[str, Unit], dirty: dict[str, str]) -> set[str]:
+    """The names declared somewhere in the tree before and not now, or now and not before: the
+    resolver records a use it cannot settle only when some declaration has its name."""
+
+    def fresh(path: str) -> bool:
+        unit = owner.get(path)
+        return unit is not None and unit.id in dirty
+
+    before = {s.name for s in base.symbols if not _file_module(s)}
+    after = {s.name for s in base.symbols if not _file_module(s) and not fresh(s.file)}
+    after |= {s.name for s in sub.symbols if not _file_module(s) and fresh(s.file)}
+    return before ^ after
 
 
 def _surface(generation: Generation, unit: Unit) -> frozenset[tuple[object, ...]]:

@@ -150,3 +150,21 @@ def test_a_corrupt_ancestor_note_is_passed_over(make_repo):
     result = CliRunner().invoke(cli, ["index", str(repo.path), "--no-analyzers", "--json"])
     assert result.exit_code == 0, result.output
     assert f"passing over {first[:12]}" in result.stderr and "reused" not in json.loads(result.stdout)
+
+
+def test_a_name_declared_anew_reaches_the_units_that_spell_it(make_repo, tmp_path: Path):
+    """A use no declaration could be is not recorded; once some unit declares the name, it is: the
+    units that spell it are re-indexed though they depend on nothing that changed."""
+    reader = ('package a\n\nimport "encoding/xml"\n\nfunc F(t xml.Token) int {\n\tswitch x := t.(type) {\n'
+              "\tcase xml.StartElement:\n\t\treturn len(x.Attr)\n\t}\n\treturn 0\n}\n")  # fmt: skip
+    repo = make_repo({"a/go.mod": "module example.com/a\n\ngo 1.21\n", "a/a.go": reader,
+                      "b/go.mod": "module example.com/b\n\ngo 1.21\n", "b/b.go": "package b\n"})  # fmt: skip
+    run("index", str(repo.path), "--no-analyzers")
+    repo.commit({"b/b.go": "package b\n\ntype T struct{}\n\n// Attr is new.\nfunc (T) Attr() int { return 1 }\n"})
+    head = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path), "--no-analyzers", "--full", "--out", str(tmp_path / "full.kgen"))
+    out = json.loads(run("index", str(repo.path), "--no-analyzers", "--json"))
+    stored = load_from_notes(open_repository(str(repo.path)), head)
+    same(stored, load_from_file(str(tmp_path / "full.kgen")))
+    assert any(u.requested_symbol == "Attr" and u.file == "a/a.go" for u in stored.unresolved)
+    assert outcomes(out)["scip-go:a"] == "a name it spells is declared or gone: Attr"

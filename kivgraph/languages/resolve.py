@@ -103,12 +103,19 @@ class Facts:
 
 class Resolver:
     def __init__(
-        self, files: dict[str, FileScopes], layout: RepoLayout, adapters: dict[Language, LanguageAdapter]
+        self,
+        files: dict[str, FileScopes],
+        layout: RepoLayout,
+        adapters: dict[Language, LanguageAdapter],
+        names_elsewhere: frozenset[str] = frozenset(),
     ) -> None:
+        """`names_elsewhere`: the names declared in files of the tree not given here (kivgraph/reuse.py
+        resolves a few units): a use no declaration could be is not recorded as unresolved, so
+        which names exist anywhere in the tree decides what is."""
         self.files = files
         self.layout = layout
         self.adapters = adapters
-        self.names: set[str] = {d.name for f in files.values() for d in f.syntax.declarations}
+        self.names: set[str] = {d.name for f in files.values() for d in f.syntax.declarations} | names_elsewhere
         self._modules: dict[tuple[Language, str, str], ModuleTarget] = {}
         self._bases: dict[DeclRef, list[DeclRef]] = {}
         # Outcomes depend only on where a path is written (its innermost declaration) and the path:
