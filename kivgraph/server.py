@@ -49,11 +49,13 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 }
 
 
-def tool_list(catalog: Catalog) -> list[dict[str, Any]]:
+def tool_list(catalog: Catalog, offer_index: bool = True) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
     if catalog.session is not None:
         tools += [{"name": tool.name, "title": tool.title, "description": tool.description,
                    "inputSchema": schema(tool.params), "annotations": READ_ONLY} for tool in TOOLS]  # fmt: skip
+    if not offer_index:
+        return tools
     annotations = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
     tools.append({"name": "index_project", "title": "Index project", "description": INDEX_PROJECT_DESCRIPTION,
                   "inputSchema": schema(INDEX_PROJECT_PARAMS), "annotations": annotations})  # fmt: skip
@@ -80,8 +82,9 @@ class Server:
     """One client's session: its requests are answered in order on the reading thread, except
     index_project, which runs on a thread of its own so the session goes on answering meanwhile."""
 
-    def __init__(self, catalog: Catalog, wire: Wire) -> None:
-        self.catalog, self.wire = catalog, wire
+    def __init__(self, catalog: Catalog, wire: Wire, offer_index: bool = True) -> None:
+        """`offer_index`: list and run index_project (the HTTP transport offers it only when asked to)."""
+        self.catalog, self.wire, self.offer_index = catalog, wire, offer_index
         self.capabilities: dict[str, Any] = {}
         """What the client said it can do, at `initialize` (the 2026-07-28 era says it per request)."""
         self.workers: list[threading.Thread] = []
@@ -100,7 +103,7 @@ class Server:
                 supported = {"supported": [*MODERN_VERSIONS, *HANDSHAKE_VERSIONS], "requested": version}
                 raise ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, f"protocol version {version!r} is not supported",
                                     supported)  # fmt: skip
-            if request.method == "tools/call" and request.params.get("name") == "index_project":
+            if request.method == "tools/call" and request.params.get("name") == "index_project" and self.offer_index:
                 worker = threading.Thread(target=self._index_project, args=(request, version is not None))
                 self.workers.append(worker)
                 worker.start()
@@ -129,7 +132,7 @@ class Server:
                     "instructions": self._instructions(), "cacheScope": "private", "ttlMs": 0}  # fmt: skip
         if method == "tools/list":
             self.catalog.refresh()
-            tools = {"tools": tool_list(self.catalog)}
+            tools = {"tools": tool_list(self.catalog, self.offer_index)}
             return {**tools, "cacheScope": "private", "ttlMs": 0} if modern else tools
         if method == "tools/call":
             return self._call(params)
@@ -144,6 +147,11 @@ class Server:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: tools/call takes a tool name and an arguments object")
         try:
             tool = TOOL_BY_NAME.get(name)
+            if name == "index_project":
+                raise PermissionDeniedError(
+                    "this server does not index: it was started with --http and without "
+                    "--allow-index; index with `kivgraph index` where the repository is"
+                )
             if tool is None:
                 raise InvalidArgumentError(f'unknown tool "{name}"')
             return text_result(run_tool(self.catalog, tool, arguments))
@@ -289,11 +297,18 @@ def _index_and_publish(path: str, progress: Callable[[str, int, int], None] | No
 
 
 def serve(
-    repositories: Sequence[str], generation_files: Sequence[tuple[str, str]], workspace: str | None = None
+    repositories: Sequence[str],
+    generation_files: Sequence[tuple[str, str]],
+    workspace: str | None = None,
+    address: str | None = None,
+    token_file: str | None = None,
+    allow_index: bool = False,
+    origins: tuple[str, ...] = (),
 ) -> None:
-    """Serve over stdio until the client leaves. A --repo that is not a git repository (or, for
-    generation files, not a directory) fails here, before the transport opens, as `query` does; one
-    that has no generation yet is served with index_project alone."""
+    """Serve over stdio until the client leaves, or over HTTP at `address` until interrupted
+    (kivgraph/streamable.py). A --repo that is not a git repository (or, for generation files, not
+    a directory) fails here, before the transport opens, as `query` does; one that has no
+    generation yet is served with index_project alone."""
     for path in repositories:
         open_repository(path)
     for _, root in generation_files:
@@ -301,6 +316,11 @@ def serve(
             raise KivgraphError(f"{root} is not a directory; with --generation, --repo names the files' working tree.")
     catalog = Catalog(list(repositories), list(generation_files), workspace)
     catalog.load()
+    if address is not None:
+        from kivgraph.streamable import serve_http
+
+        serve_http(catalog, address, token_file, allow_index, origins)
+        return
     with claimed_stdio() as (reader, writer):
         Server(catalog, Wire(reader, writer)).run()
 
