@@ -890,17 +890,19 @@ def _apply(change: "Change", dry_run: bool, done: str) -> None:
 @click.option("--token-file", type=click.Path(dir_okay=False),
               help="A file holding the bearer token each HTTP request must carry (required off loopback).")  # fmt: skip
 @click.option("--allow-index", is_flag=True, help="Over HTTP, offer index_project too (it writes git notes).")
+@click.option("--no-overlay", is_flag=True, help="Answer from the generation alone, without the working tree's edits.")
 @click.option("--allow-origin", "origins", multiple=True, metavar="ORIGIN",
               help="A browser origin accepted over HTTP besides loopback ones (repeatable).")  # fmt: skip
 def serve(repos: tuple[str, ...], generation_files: tuple[str, ...], workspace: str | None, address: str | None,
-          token_file: str | None, allow_index: bool, origins: tuple[str, ...]) -> None:  # fmt: skip
+          token_file: str | None, allow_index: bool, no_overlay: bool, origins: tuple[str, ...]) -> None:  # fmt: skip
     """Serve the graph over MCP: the generation matching HEAD of each repository, over stdio, or with
     --http over streamable HTTP for a team (read-only tools unless --allow-index)."""
     from kivgraph.server import serve as run_server  # loads the query layer, which other commands never need
 
     if address is None and (token_file or allow_index or origins):
         raise InvalidArgumentError("--token-file, --allow-index and --allow-origin are options of --http.")
-    run_server(*_sources(repos, generation_files, workspace), workspace, address, token_file, allow_index, origins)
+    run_server(*_sources(repos, generation_files, workspace), workspace, address, token_file, allow_index, origins,
+               not no_overlay)  # fmt: skip
 
 
 @cli.command()

@@ -526,6 +526,12 @@ def _symbols(
     return symbols
 
 
+def is_file_module(symbol: Symbol) -> bool:
+    """Whether the symbol is a file's own module (not a declaration: its name is the file's)."""
+    return (symbol.kind is SymbolKind.MODULE and (symbol.name_line, symbol.name_column) == (1, 0)
+            and symbol.qualified_name == module_qualified_name(symbol.file))  # fmt: skip
+
+
 def _within(line: int, regions: tuple[tuple[int, int], ...]) -> bool:
     return any(first <= line <= last for first, last in regions)
 

@@ -27,11 +27,11 @@ from kivgraph.indexing import (
     TreeFile,
     grammar_versions,
     index_snapshot,
+    is_file_module,
     utf8_path,
 )
 from kivgraph.languages import language_of
-from kivgraph.languages.scopes import module_qualified_name
-from kivgraph.model import Generation, InvisibleScope, Language, Symbol, SymbolKind
+from kivgraph.model import Generation, InvisibleScope, Language
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.run import ANALYZER_FAILURES, Analysis, AnalyzerRun, unconfigured
@@ -348,16 +348,10 @@ def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str
         tree = [(f.path, f.read) for f in _readable(part)]
         analysis = Analysis(tree, _present(part, languages), part.worktree_path, part.worktree_matches,
                             checked)  # fmt: skip
-    elsewhere = frozenset(s.name for s in base.symbols if not _file_module(s)
+    elsewhere = frozenset(s.name for s in base.symbols if not is_file_module(s)
                           and (unit := owner.get(s.file)) is not None and unit.id not in closure)  # fmt: skip
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis, names_elsewhere=elsewhere)
     return generation, (analysis.unmerged if analysis is not None else [])
-
-
-def _file_module(symbol: Symbol) -> bool:
-    """Whether the symbol is a file's own module (not a declaration: its name is the file's)."""
-    return (symbol.kind is SymbolKind.MODULE and (symbol.name_line, symbol.name_column) == (1, 0)
-            and symbol.qualified_name == module_qualified_name(symbol.file))  # fmt: skip
 
 
 def _renamed(base: Generation, sub: Generation, owner: dict[str, Unit], dirty: dict[str, str]) -> set[str]:
@@ -368,9 +362,9 @@ def _renamed(base: Generation, sub: Generation, owner: dict[str, Unit], dirty: d
         unit = owner.get(path)
         return unit is not None and unit.id in dirty
 
-    before = {s.name for s in base.symbols if not _file_module(s)}
-    after = {s.name for s in base.symbols if not _file_module(s) and not fresh(s.file)}
-    after |= {s.name for s in sub.symbols if not _file_module(s) and fresh(s.file)}
+    before = {s.name for s in base.symbols if not is_file_module(s)}
+    after = {s.name for s in base.symbols if not is_file_module(s) and not fresh(s.file)}
+    after |= {s.name for s in sub.symbols if not is_file_module(s) and fresh(s.file)}
     return before ^ after
 
 

@@ -304,6 +304,7 @@ def serve(
     token_file: str | None = None,
     allow_index: bool = False,
     origins: tuple[str, ...] = (),
+    overlay: bool = True,
 ) -> None:
     """Serve over stdio until the client leaves, or over HTTP at `address` until interrupted
     (kivgraph/streamable.py). A --repo that is not a git repository (or, for generation files, not
@@ -314,8 +315,9 @@ def serve(
     for _, root in generation_files:
         if root and not os.path.isdir(root):
             raise KivgraphError(f"{root} is not a directory; with --generation, --repo names the files' working tree.")
-    catalog = Catalog(list(repositories), list(generation_files), workspace)
+    catalog = Catalog(list(repositories), list(generation_files), workspace, overlay=overlay)
     catalog.load()
+    catalog.watch()
     if address is not None:
         from kivgraph.streamable import serve_http
 

@@ -96,6 +96,19 @@ def answer_of(catalog: Catalog, tool: str, arguments: dict[str, object], scratch
     return [*lines, "```json", pretty(json.loads(answer)).replace(str(scratch), "/src"), "```", ""]
 
 
+def overlay_example(repo: Path, scratch: Path) -> list[str]:
+    """find_references after a saved, uncommitted edit adds a caller: the working-tree overlay."""
+    main_go = repo / "cmd" / "app" / "main.go"
+    text = main_go.read_text(encoding="utf-8")
+    main_go.write_text(text + "\nfunc report() int {\n\treturn int(shapes.Total(nil))\n}\n", encoding="utf-8")
+    catalog = Catalog([str(repo)], overlay=True)
+    catalog.load()
+    lines = ["### The working-tree overlay", "",
+             "`kivgraph serve` lays the working tree over the generation of `HEAD`. After `cmd/app/main.go` was "
+             "edited (a new function `report` calls `Total`) and saved, not committed:", ""]  # fmt: skip
+    return lines + answer_of(catalog, "find_references", {"name": "Total"}, scratch)
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="kivgraph-examples-"))
     repo = scratch / "shapes"
@@ -116,6 +129,7 @@ def main() -> None:
         for tool, arguments in CALLS:
             if tool == name:
                 out += answer_of(catalog, tool, arguments, scratch)
+    out += overlay_example(repo, scratch)
     out.append(END)
     shutil.rmtree(scratch, ignore_errors=True)
     text = DOC.read_text(encoding="utf-8")

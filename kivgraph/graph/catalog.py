@@ -4,10 +4,12 @@ one entry point that validates a tool's arguments and runs it (MCP and `kivgraph
 import contextlib
 import json
 import os
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, cast
 
-from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError, SymbolNotFoundError
 from kivgraph.graph.arguments import validate
 from kivgraph.graph.index import Graph
 from kivgraph.graph.load import LoadedRepository, load_file, load_repository
@@ -16,6 +18,9 @@ from kivgraph.graph.tools import Tool
 from kivgraph.graph.workspace import load_members, read_workspace
 from kivgraph.store import NOTES_REF
 from kivgraph.store.git import head_state
+
+if TYPE_CHECKING:
+    from kivgraph.overlay import Edit
 
 RECHECK_SECONDS = 2.0
 """How often a served graph looks for a moved HEAD or a newly published note."""
@@ -39,17 +44,38 @@ class Catalog:
     """Why each source that could not be loaded was not, one sentence each (graph_status.unavailable)."""
     failures: list[KivgraphError] = field(default_factory=list[KivgraphError])
     """The same, as the errors themselves."""
+    overlay: bool = False
+    """Lay each served repository's working tree over its generation (kivgraph/overlay.py)."""
+    overlaid: dict[str, list["Edit"]] = field(default_factory=dict[str, list["Edit"]])
+    """Per repository name, the files laid over its generation."""
+    vanished: dict[str, str] = field(default_factory=dict[str, str])
+    """Qualified name → the overlaid file that declared it in the generation and no longer does."""
     _signature: tuple[tuple[str, str], ...] = ()
     _checked: float = 0.0
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _watcher: threading.Thread | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
 
     def load(self) -> None:
+        with self._lock:
+            self._load()
+
+    def _load(self) -> None:
         loaded: list[LoadedRepository] = []
         failures: list[tuple[str, KivgraphError]] = []
         self._signature = self._current_signature()
         self._checked = time.monotonic()
+        overlaid: dict[str, list[Edit]] = {}
+        vanished: dict[str, str] = {}
         for path in self.repositories:
             try:
-                loaded.append(load_repository(path))
+                repository = load_repository(path)
+                if self.overlay:
+                    repository, edits, gone = _with_overlay(repository)
+                    if edits:
+                        overlaid[repository.name] = edits
+                        vanished.update(gone)
+                loaded.append(repository)
             except KivgraphError as err:
                 failures.append((path, err))
         for path, root in self.generation_files:
@@ -74,7 +100,36 @@ class Catalog:
         self.failures = [err for _, err in failures]
         # Each problem names its source once: most errors already say the path they are about.
         self.problems = [str(err) if label in str(err) else f"{label}: {err}" for label, err in failures]
-        self.session = Session(Graph(loaded), tuple(self.problems)) if loaded else None
+        self.vanished = vanished
+        self.overlaid = {name: edits for name, edits in overlaid.items() if any(r.name == name for r in loaded)}
+        self.session = Session(Graph(loaded), tuple(self.problems), self.overlaid) if loaded else None
+
+    def watch(self) -> None:
+        """Follow the served working trees: each save re-lays the overlay, on a thread of its own."""
+        roots = [p for p in self.repositories if os.path.isdir(p)]
+        if not self.overlay or not roots or self._watcher is not None:
+            return
+        self._watcher = threading.Thread(target=self._follow, args=(roots,), name="kivgraph-overlay", daemon=True)
+        self._watcher.start()
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _follow(self, roots: list[str]) -> None:
+        from watchfiles import watch
+
+        def wanted(_: Any, path: str) -> bool:
+            parts = path.replace(os.sep, "/").split("/")
+            return not any(p in (".git", "node_modules") for p in parts)
+
+        # The first (empty) yield comes once the watch is in place: edits saved before it are read then.
+        first = True
+        for changes in watch(*roots, watch_filter=wanted, debounce=200, step=50, stop_event=self._stop,
+                             raise_interrupt=False, yield_on_timeout=True, rust_timeout=500):  # fmt: skip
+            if changes or first:
+                first = False
+                with contextlib.suppress(KivgraphError, OSError), self._lock:
+                    self._load()
 
     def refresh(self) -> bool:
         """Reload when a served repository moved or published a note; True when it did."""
@@ -108,6 +163,30 @@ class Catalog:
         return tuple(marks)
 
 
+def _with_overlay(repository: LoadedRepository) -> tuple[LoadedRepository, list["Edit"], dict[str, str]]:
+    """The repository with its working tree's edits since the generation's commit laid over it, the
+    edits, and the qualified names the edited files declared there and no longer do (with the file)."""
+    from kivgraph.overlay import overlaid, working_tree_edits
+    from kivgraph.store import codec, load_from_notes
+    from kivgraph.store.git import open_repository
+
+    commit = repository.columns.header.commit
+    if not repository.root or not commit:
+        return repository, [], {}
+    edits = working_tree_edits(repository.root, commit)
+    if not edits:
+        return repository, [], {}
+    base = load_from_notes(open_repository(repository.root), commit)
+    laid = overlaid(repository.root, base, edits)
+    edited = {e.path for e in edits}
+    now = {s.qualified_name for s in laid.symbols if s.file in edited}
+    gone = {s.qualified_name: s.file for s in base.symbols if s.file in edited and s.qualified_name not in now}
+    blob = codec.encode(laid)
+    columns = codec.decode_columns(blob, repository.location)
+    where = f"{repository.location} + working tree"
+    return replace(repository, columns=columns, size=len(blob), location=where), edits, gone
+
+
 def _first_of_each_name(
     loaded: list[LoadedRepository], failures: list[tuple[str, KivgraphError]]
 ) -> list[LoadedRepository]:
@@ -132,8 +211,41 @@ def run_tool(catalog: Catalog, tool: Tool, arguments: object) -> str:
     args = validate(tool.name, tool.params, arguments)
     if isinstance(arguments, dict) and "limit" in arguments:
         args["limit_given"] = True
-    answer = tool.run(catalog.session, args)
+    session = catalog.session
+    try:
+        answer = tool.run(session, args)
+    except SymbolNotFoundError as err:
+        asked = args.get("qualified_name") or args.get("name")
+        declared = catalog.vanished.get(asked) if isinstance(asked, str) else None
+        if declared is None:
+            raise
+        raise SymbolNotFoundError(f"{err}: {declared} declared it when last indexed, and the working tree's copy no "
+                                  "longer does (renamed or removed there); find_symbol or get_file_outline on "
+                                  f"{declared} shows what it declares now") from err  # fmt: skip
+    if session.overlaid and not isinstance(answer, str):
+        _mark_overlaid(answer, {name: {e.path for e in edits} for name, edits in session.overlaid.items()})
     return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+
+
+def _mark_overlaid(value: object, overlaid: dict[str, set[str]], repository: str | None = None) -> None:
+    """`overlay: true` on every row (or group of rows) of a file laid over its generation."""
+    if isinstance(value, list):
+        for item in cast(list[object], value):
+            _mark_overlaid(item, overlaid, repository)
+        return
+    if not isinstance(value, dict):
+        return
+    row = cast(dict[str, object], value)
+    named = row.get("repository")
+    repository = named if isinstance(named, str) else repository
+    paths: set[str] = set()
+    for name, files in overlaid.items():
+        if repository is None or name == repository:
+            paths |= files
+    if any(isinstance(p := row.get(k), str) and p in paths for k in ("path", "file_path", "file")):
+        row["overlay"] = True
+    for item in list(row.values()):
+        _mark_overlaid(item, overlaid, repository)
 
 
 def nothing_loaded(catalog: Catalog) -> KivgraphError:

@@ -1,11 +1,12 @@
 """The queries behind the twelve tools, implemented once: plain functions from a Graph and validated
 arguments to a JSON-ready answer. The MCP server, `kivgraph query` and diff-impact all call these."""
 
+import time
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kivgraph.errors import InvalidArgumentError, SymbolNotFoundError
 from kivgraph.graph.answer import (
@@ -47,6 +48,9 @@ from kivgraph.model import (
     SymbolKind,
 )
 from kivgraph.store.codec import NONE
+
+if TYPE_CHECKING:
+    from kivgraph.overlay import Edit
 
 DEFAULT_EXCLUDED = (EdgeKind.EXPORTS.value, EdgeKind.REEXPORTS.value)
 BLAST_KINDS_EXCLUDED = (SymbolKind.FIELD.value, SymbolKind.VARIABLE.value)
@@ -96,10 +100,14 @@ conformance is declared once, so the implementing members are what breaks."""
 class Session:
     """One loaded graph and what queries derive from it lazily (the intent index, member lists)."""
 
-    def __init__(self, graph: Graph, problems: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, graph: Graph, problems: tuple[str, ...] = (), overlaid: "Mapping[str, Sequence[Edit]] | None" = None
+    ) -> None:
         self.graph = graph
         self.problems = problems
         """Sources that could not be loaded, for graph_status."""
+        self.overlaid = dict(overlaid or {})
+        """Per repository, the working-tree files laid over its generation (kivgraph/overlay.py)."""
 
     @cached_property
     def intent(self) -> IntentIndex:
@@ -1224,6 +1232,12 @@ def graph_status(s: Session, args: dict[str, Any]) -> Row:
     }
     if s.problems:
         results["unavailable"] = list(s.problems)
+    now = time.time()
+    results["overlay"] = [
+        {"repository": name, "path": e.path, "state": "deleted" if e.deleted else "edited",
+         "age_seconds": round(max(0.0, now - e.modified_at), 1)}
+        for name, edits in sorted(s.overlaid.items()) for e in edits
+    ]  # fmt: skip
     derived = [i for i, r in enumerate(g.repositories) if r.derived]
     if derived:
         is_derived = g.repository[g.edge_source]

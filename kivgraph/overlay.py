@@ -1,0 +1,117 @@
+"""The working tree laid over an indexed commit's generation: the files edited, added or deleted
+since that commit are re-read with the syntax layer and stand in for its rows; every other row is
+the base's. Each overlaid file is also an invisible scope (WORKING_TREE_EDIT), so an answer that
+could reach it says LOWER_BOUND and names it: the type checkers have not seen it."""
+
+import os
+import time
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+import pygit2
+
+from kivgraph.indexing import SKIPPED_DIRECTORIES, Snapshot, TreeFile, index_snapshot, is_file_module, snapshot_at
+from kivgraph.languages import language_of
+from kivgraph.model import Generation, InvisibleScope
+from kivgraph.plan import plan_snapshot
+from kivgraph.store.git import blob_id, open_repository
+
+EDIT_REASON = "WORKING_TREE_EDIT"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    path: str
+    deleted: bool
+    modified_at: float
+    """When the file last changed (its mtime; the moment it was seen gone, for a deletion)."""
+
+
+def working_tree_edits(root: str, commit: str) -> list[Edit]:
+    """The source files of the working tree whose content differs from `commit`'s tree: modified,
+    added (untracked too, not ignored) and deleted."""
+    repo = open_repository(root)
+    tree = repo.revparse_single(commit).peel(pygit2.Tree)
+    flags = pygit2.enums.DiffOption.INCLUDE_UNTRACKED | pygit2.enums.DiffOption.RECURSE_UNTRACKED_DIRS
+    edits: list[Edit] = []
+    workdir = repo.workdir or root
+    for delta in tree.diff_to_workdir(flags).deltas:
+        path = delta.new_file.path or delta.old_file.path
+        if language_of(path) is None or any(p in SKIPPED_DIRECTORIES for p in path.split("/")[:-1]):
+            continue
+        full = os.path.join(workdir, path)
+        try:
+            edits.append(Edit(path, False, os.stat(full).st_mtime))
+        except OSError:
+            edits.append(Edit(path, True, time.time()))
+    return sorted(edits, key=lambda e: e.path)
+
+
+def overlaid(root: str, base: Generation, edits: list[Edit]) -> Generation:
+    """`base` (the generation of an ancestor of the working tree) with the edited files re-read.
+
+    The units holding an edit are parsed from the working tree with the syntax layer (their other
+    files give the edits' uses something to resolve to), and only the edited files' rows are
+    taken from it. A use elsewhere of a declaration an edit removed or renamed is dropped with it.
+    """
+    if not edits:
+        return base
+    snap = _working_snapshot(root, base.header.commit, edits)
+    plan = plan_snapshot(snap)
+    edited = {e.path for e in edits}
+    units = {unit.id for unit in plan.units for p in unit.files if p in edited}
+    context = {p for unit in plan.units if unit.id in units for p in unit.files}
+    part = replace(snap, files=[f for f in snap.files if f.path in context or language_of(f.path) is None])
+    names = frozenset(s.name for s in base.symbols if s.file not in context and not is_file_module(s))
+    fresh = index_snapshot(part, names_elsewhere=names)
+    kept = [s for s in base.symbols if s.file not in edited]
+    symbols = kept + [s for s in fresh.symbols if s.file in edited]
+    alive = {s.key for s in symbols}
+    edges = [e for e in base.edges if e.file not in edited and e.target in alive and e.source in alive]
+    edges += [e for e in fresh.edges if e.file in edited]
+    files = [f for f in base.files if f.path not in edited] + [f for f in fresh.files if f.path in edited]
+    used = {s.package for s in symbols}
+    packages = {p.id: p for p in base.packages if p.id in used} | {p.id: p for p in fresh.packages if p.id in used}
+    scopes = [s for s in base.invisible_scopes if s.path not in edited] + [_scope(e, base) for e in edits]
+    header = replace(base.header, created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), worktree=True)
+    return Generation(
+        header=header,
+        files=tuple(files),
+        packages=tuple(sorted(packages.values(), key=lambda p: p.id)),
+        symbols=tuple(symbols),
+        edges=tuple(edges),
+        external_references=tuple(x for x in base.external_references if x.file not in edited and x.source in alive)
+        + tuple(x for x in fresh.external_references if x.file in edited),
+        unresolved=tuple(u for u in base.unresolved if u.file not in edited and (u.source is None or u.source in alive))
+        + tuple(u for u in fresh.unresolved if u.file in edited),
+        invisible_scopes=tuple(scopes),
+    )
+
+
+def _scope(edit: Edit, base: Generation) -> InvisibleScope:
+    language = language_of(edit.path)
+    assert language is not None
+    seen = datetime.fromtimestamp(edit.modified_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    what = "deleted" if edit.deleted else "edited"
+    return InvisibleScope(EDIT_REASON, language, edit.path, edit.path,
+                          f"{what} in the working tree since {base.header.commit[:12]} (at {seen}): its rows are "
+                          "the syntax layer's, and uses of it elsewhere are as of that commit")  # fmt: skip
+
+
+def _working_snapshot(root: str, commit: str, edits: list[Edit]) -> Snapshot:
+    """The commit's tree with the edits applied from the working tree (its other files read from git)."""
+    snap = snapshot_at(root, commit)
+    workdir = open_repository(root).workdir or root
+    edited = {e.path: e for e in edits}
+    files = [f for f in snap.files if f.path not in edited]
+    for edit in edits:
+        if edit.deleted:
+            continue
+        full = os.path.join(workdir, edit.path)
+        try:
+            with open(full, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue  # gone since it was listed: the next change event re-reads the tree
+        files.append(TreeFile(edit.path, len(data), blob_id(data), os.path.islink(full), lambda data=data: data))
+    return replace(snap, files=files, worktree=True)
