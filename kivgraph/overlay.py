@@ -73,7 +73,9 @@ def overlaid(root: str, base: Generation, edits: list[Edit]) -> Generation:
     used = {s.package for s in symbols}
     packages = {p.id: p for p in base.packages if p.id in used} | {p.id: p for p in fresh.packages if p.id in used}
     scopes = [s for s in base.invisible_scopes if s.path not in edited] + [_scope(e, base) for e in edits]
-    header = replace(base.header, created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), worktree=True)
+    # The newest edit's time, not now: the same working tree gives the same snapshot (and its cursors live on).
+    newest = datetime.fromtimestamp(max(e.modified_at for e in edits), UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    header = replace(base.header, created_at=newest, worktree=True)
     return Generation(
         header=header,
         files=tuple(files),

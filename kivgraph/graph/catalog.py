@@ -20,6 +20,7 @@ from kivgraph.store import NOTES_REF
 from kivgraph.store.git import head_state
 
 if TYPE_CHECKING:
+    from kivgraph.model import Generation
     from kivgraph.overlay import Edit
 
 RECHECK_SECONDS = 2.0
@@ -163,6 +164,10 @@ class Catalog:
         return tuple(marks)
 
 
+_BASES: dict[str, tuple[str, "Generation"]] = {}
+"""Per working tree, the commit overlays are laid over and its generation as rows: read once, not per save."""
+
+
 def _with_overlay(repository: LoadedRepository) -> tuple[LoadedRepository, list["Edit"], dict[str, str]]:
     """The repository with its working tree's edits since the generation's commit laid over it, the
     edits, and the qualified names the edited files declared there and no longer do (with the file)."""
@@ -176,7 +181,10 @@ def _with_overlay(repository: LoadedRepository) -> tuple[LoadedRepository, list[
     edits = working_tree_edits(repository.root, commit)
     if not edits:
         return repository, [], {}
-    base = load_from_notes(open_repository(repository.root), commit)
+    kept = _BASES.get(repository.root)
+    if kept is None or kept[0] != commit:  # one base per served tree: the one the next save lays over again
+        kept = _BASES[repository.root] = (commit, load_from_notes(open_repository(repository.root), commit))
+    base = kept[1]
     laid = overlaid(repository.root, base, edits)
     edited = {e.path for e in edits}
     now = {s.qualified_name for s in laid.symbols if s.file in edited}
