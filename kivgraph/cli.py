@@ -269,14 +269,17 @@ def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None
         base = load_from_file(reuse_file)
     else:
         base = None
-        for commit, _, blob in notes_along(repo, resolve_commit(repo, snap.commit), ref):
-            if commit == snap.commit:
-                continue
-            try:
-                base = codec.decode(blob, note_location(commit, ref))
-                break
-            except KivgraphError as err:
-                click.echo(f"passing over {commit[:12]}'s generation: {err}", err=True)
+        try:
+            for commit, _, blob in notes_along(repo, resolve_commit(repo, snap.commit), ref):
+                if commit == snap.commit:
+                    continue
+                try:
+                    base = codec.decode(blob, note_location(commit, ref))
+                    break
+                except KivgraphError as err:
+                    click.echo(f"passing over {commit[:12]}'s generation: {err}", err=True)
+        except KivgraphError as err:  # a history that cannot be walked (a shallow clone): nothing to build on
+            click.echo(f"indexing every unit: no indexed ancestor could be looked for ({err})", err=True)
         if base is None:
             return None
     started = time.monotonic()
