@@ -239,6 +239,9 @@ def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
     if bound:
         with stages.timed("fetch notes"):
             noted = _noted(runner, path)
+    if noted:  # the commits before the pushed one, so `kivgraph index` can build on an indexed ancestor's note
+        with stages.timed("fetch history"):
+            _deepen(runner, path, pushed, bound)
     indexed: list[Indexed] = []
     with stages.timed("index"), runner.group(f"Index {str(pushed.id)[:12]}"):
         indexed.append(_index_commit(runner, kivgraph, path, env, str(pushed.id), "pushed", require))
@@ -292,22 +295,33 @@ def _noted(runner: Runner, path: str) -> set[str] | None:
 
 
 def _backfill(runner: Runner, path: str, pushed: pygit2.Commit, noted: set[str], bound: int) -> Backfill:
-    repo = open_repository(path)
-    plan = backfill_plan(repo, pushed, noted, bound)
+    repo = open_repository(path)  # the pushed commit read afresh: the history may have been deepened since
+    plan = backfill_plan(repo, resolve_commit(repo, str(pushed.id)), noted, bound)
     if plan.stopped == "history" and repo.is_shallow:
-        # actions/checkout fetches one commit: bring the first `bound` parents and the parent of the
-        # last (whether it has a note tells "back to the last indexed one" from "stopped by the bound").
-        done = run_git(git_dir(repo), "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
-                       f"--depth={bound + 2}", REMOTE, str(pushed.id))  # fmt: skip
-        if done.returncode != 0:
-            runner.warning(f"could not fetch the history before {str(pushed.id)[:12]} from {REMOTE} "
-                           f"({first_line(done)}); earlier commits are not backfilled.")  # fmt: skip
+        if not _deepen(runner, path, pushed, bound):
             return plan
         repo = open_repository(path)  # reopened: libgit2 reads the shallow boundary once
         plan = backfill_plan(repo, resolve_commit(repo, str(pushed.id)), noted, bound)
     if plan.commits:
         runner.say(f"backfill: {len(plan.commits)} first-parent commit(s) before {str(pushed.id)[:12]} have no note")
     return plan
+
+
+def _deepen(runner: Runner, path: str, pushed: pygit2.Commit, bound: int) -> bool:
+    """In a shallow clone (actions/checkout fetches one commit), bring the first `bound` parents and
+    the parent of the last: the commits a backfill indexes, and the indexed ancestor a new index
+    reuses (whether the last has a note tells "back to the last indexed one" from "stopped by the
+    bound"). False, warned, when they could not be fetched."""
+    repo = open_repository(path)
+    if not repo.is_shallow:
+        return True
+    done = run_git(git_dir(repo), "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+                   f"--depth={bound + 2}", REMOTE, str(pushed.id))  # fmt: skip
+    if done.returncode != 0:
+        runner.warning(f"could not fetch the history before {str(pushed.id)[:12]} from {REMOTE} "
+                       f"({first_line(done)}); earlier commits are neither backfilled nor reused.")  # fmt: skip
+        return False
+    return True
 
 
 def _index_commit(runner: Runner, kivgraph: Kivgraph, path: str, env: Mapping[str, str], commit: str, role: str,
@@ -322,7 +336,12 @@ def _index_commit(runner: Runner, kivgraph: Kivgraph, path: str, env: Mapping[st
             summary = None
     if isinstance(summary, dict):
         found = cast(dict[str, Any], summary)
-        runner.say(f"indexed {commit[:12]} ({role}): {_counts_line(found)}")
+        reused = found.get("reused")
+        kept = ""
+        if isinstance(reused, dict):
+            units = cast(list[dict[str, Any]], cast(dict[str, Any], reused).get("units") or [])
+            kept = f"; reused {sum(1 for u in units if u.get('reused'))} of {len(units)} units from an indexed ancestor"
+        runner.say(f"indexed {commit[:12]} ({role}): {_counts_line(found)}{kept}")
         return Indexed(commit, role, found)
     problem = ran.problem if ran.returncode else "it printed no JSON summary"
     raise KivgraphError(f"`{ran.command}` failed: {problem}.")

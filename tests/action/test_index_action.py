@@ -155,6 +155,7 @@ def test_a_burst_of_pushes_is_backfilled_back_to_the_last_indexed_commit_within_
 
     assert run.returncode == 0, run.log
     assert run.outputs["indexed"].split() == [burst[3], burst[2], burst[1], burst[0]]
+    assert "units from an indexed ancestor" in run.log  # the history was fetched first: the pushed commit built on it
     assert set(remote.notes()) == {first, *burst}
     summary = run.step("index").summary
     assert f"back to `{first[:12]}` (the last indexed one), had no note" in summary
