@@ -3,6 +3,7 @@ since that commit are re-read with the syntax layer and stand in for its rows; e
 the base's. Each overlaid file is also an invisible scope (WORKING_TREE_EDIT), so an answer that
 could reach it says LOWER_BOUND and names it: the type checkers have not seen it."""
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, replace
@@ -10,10 +11,17 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from kivgraph.indexing import SKIPPED_DIRECTORIES, Snapshot, TreeFile, index_snapshot, is_file_module, snapshot_at
-from kivgraph.languages import language_of
-from kivgraph.model import Generation, InvisibleScope
-from kivgraph.plan import plan_snapshot
+from kivgraph.indexing import (
+    MAX_FILE_BYTES,
+    SKIPPED_DIRECTORIES,
+    Snapshot,
+    TreeFile,
+    index_snapshot,
+    is_file_module,
+    snapshot_at,
+)
+from kivgraph.languages import RepoLayout, adapter, language_of
+from kivgraph.model import Generation, InvisibleScope, Language
 from kivgraph.store.git import blob_id, open_repository
 
 EDIT_REASON = "WORKING_TREE_EDIT"
@@ -50,17 +58,15 @@ def working_tree_edits(root: str, commit: str) -> list[Edit]:
 def overlaid(root: str, base: Generation, edits: list[Edit]) -> Generation:
     """`base` (the generation of an ancestor of the working tree) with the edited files re-read.
 
-    The units holding an edit are parsed from the working tree with the syntax layer (their other
-    files give the edits' uses something to resolve to), and only the edited files' rows are
-    taken from it. A use elsewhere of a declaration an edit removed or renamed is dropped with it.
+    The edited files are parsed from the working tree with the syntax layer, beside the files their
+    uses resolve against (`_context`), and only the edited files' rows are taken from that. A use
+    elsewhere of a declaration an edit removed or renamed is dropped with it.
     """
     if not edits:
         return base
     snap = _working_snapshot(root, base.header.commit, edits)
-    plan = plan_snapshot(snap)
     edited = {e.path for e in edits}
-    units = {unit.id for unit in plan.units for p in unit.files if p in edited}
-    context = {p for unit in plan.units if unit.id in units for p in unit.files}
+    context = _context(snap, edited)
     part = replace(snap, files=[f for f in snap.files if f.path in context or language_of(f.path) is None])
     names = frozenset(s.name for s in base.symbols if s.file not in context and not is_file_module(s))
     fresh = index_snapshot(part, names_elsewhere=names)
@@ -88,6 +94,41 @@ def overlaid(root: str, base: Generation, edits: list[Edit]) -> Generation:
         + tuple(u for u in fresh.unresolved if u.file in edited),
         invisible_scopes=tuple(scopes),
     )
+
+
+def _context(snap: Snapshot, edited: set[str]) -> set[str]:
+    """The files an edit's uses resolve against: the edited files, the source files beside them (a Go
+    package, a Python package's modules) and the files of the modules they import — not the whole
+    unit, so a save in a large one is read in well under a second."""
+    by_path = {f.path: f for f in snap.files if not f.symlink}
+
+    def read(path: str) -> bytes | None:
+        found = by_path.get(path)
+        return found.read() if found is not None and found.size <= MAX_FILE_BYTES else None
+
+    layout = RepoLayout(by_path, read)
+    directories: dict[str, list[str]] = {}
+    for path in by_path:
+        if language_of(path) is not None:
+            directories.setdefault(path.rpartition("/")[0], []).append(path)
+    context: set[str] = set()
+    for path in sorted(edited):
+        language, data = language_of(path), read(path)
+        if language is None or data is None:
+            continue
+        context |= {p for p in directories.get(path.rpartition("/")[0], []) if _same_family(p, path)}
+        parser = adapter(language)
+        for imported in parser.parse(path, data).imports:
+            with contextlib.suppress(Exception):  # a specifier nothing in the tree answers adds nothing
+                context.update(parser.resolve_module(imported.module, path, layout).files)
+    return context | {p for p in edited if p in by_path}
+
+
+def _same_family(path: str, other: str) -> bool:
+    """Whether two files' declarations can see each other's (TypeScript and JavaScript can)."""
+    a, b = language_of(path), language_of(other)
+    scripts = {Language.TYPESCRIPT, Language.JAVASCRIPT}
+    return a == b or (a in scripts and b in scripts)
 
 
 def _scope(edit: Edit, base: Generation) -> InvisibleScope:
