@@ -11,6 +11,7 @@ languages, type checkers on in one and off in the other, a changed role configur
 """
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
@@ -30,7 +31,7 @@ from kivgraph.indexing import (
     is_file_module,
     utf8_path,
 )
-from kivgraph.languages import language_of
+from kivgraph.languages import adapter, language_of
 from kivgraph.model import Generation, InvisibleScope, Language
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
@@ -120,6 +121,15 @@ def index_reusing(
         raise CannotReuse(f"{base.header.commit[:12]} was indexed {'without' if run_analyzers else 'with'} type "
                           "checkers, this run is not")  # fmt: skip
     depends = _Dependencies(plan, base, owner, snap)
+    # What the changed files declare, read ahead: a surface or a name that changes reaches the units
+    # it concerns in the first round; the check after each round catches anything this misses.
+    reshaped, renamed = _declared_ahead(snap, base, plan, changed, languages)
+    for unit_id in sorted(reshaped):
+        if unit_id in depends.by_id:
+            for dependent in sorted(depends.dependents(depends.by_id[unit_id])):
+                dirty.setdefault(dependent, f"{unit_id} changed its public surface")
+    for unit_id, why in depends.naming(renamed, set(dirty)).items():
+        dirty.setdefault(unit_id, why)
     rounds = 0
     while True:
         rounds += 1
@@ -317,6 +327,36 @@ class _Dependencies:
                     found |= {i for n, i in names.items() if i not in found and n.encode() in data}
             self.mentions[unit.id] = found
         return self.mentions[unit.id]
+
+
+def _declared_ahead(snap: Snapshot, base: Generation, plan: Plan, changed: set[str],
+                    languages: frozenset[Language] | None) -> tuple[set[str], set[str]]:  # fmt: skip
+    """(the units whose changed files declare otherwise than in `base` — names, kinds, signatures,
+    exports —, the names declared somewhere before and not now or the reverse), from parsing the
+    changed files alone."""
+    files = {f.path: f for f in snap.files}
+    before: Counter[str] = Counter(s.name for s in base.symbols if not is_file_module(s))
+    after = Counter(before)
+    was: dict[str, Counter[tuple[object, ...]]] = {}
+    for s in base.symbols:
+        if s.file in changed and not is_file_module(s):
+            was.setdefault(s.file, Counter())[(s.name, s.kind, s.signature, s.exported)] += 1
+            after[s.name] -= 1
+    reshaped: set[str] = set()
+    for path in sorted(changed):
+        language = language_of(path)
+        if language is None or (languages is not None and language not in languages):
+            continue
+        tree_file = files.get(path)
+        now: Counter[tuple[object, ...]] = Counter()
+        if tree_file is not None and not tree_file.symlink and tree_file.size <= MAX_FILE_BYTES and utf8_path(path):
+            for d in adapter(language).parse(path, tree_file.read()).declarations:
+                now[(d.name, d.kind, d.signature, d.exported)] += 1
+                after[d.name] += 1
+        unit = plan.owner(path)
+        if unit is not None and now != was.get(path, Counter()):
+            reshaped.add(unit.id)
+    return reshaped, {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
 
 
 def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], depends: _Dependencies,

@@ -65,7 +65,7 @@ def test_a_history_of_changes_reindexes_only_what_each_reaches(history: tuple[Re
     assert outcomes(out) == {"scip-go:lib": "lib/lib.go changed",
                              "scip-go:.": "scip-go:lib changed its public surface",
                              "scip-go:tools": "scip-go:lib changed its public surface"}  # fmt: skip
-    assert out["reused"]["rounds"] == 2  # type: ignore[index]
+    assert out["reused"]["rounds"] == 1  # type: ignore[index]  # the rename was read ahead: one round
 
     repo.commit({"tools/gen.go": 'package tools\n\nimport "example.com/lib"\n\n'
                  "// Gen uses the library twice.\nfunc Gen() int { return lib.Done() * 2 }\n"})  # fmt: skip
