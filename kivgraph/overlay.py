@@ -5,11 +5,8 @@ could reach it says LOWER_BOUND and names it: the type checkers have not seen it
 
 import contextlib
 import os
-import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-
-import pygit2
 
 from kivgraph.indexing import (
     MAX_FILE_BYTES,
@@ -22,7 +19,7 @@ from kivgraph.indexing import (
 )
 from kivgraph.languages import RepoLayout, adapter, language_of
 from kivgraph.model import Generation, InvisibleScope, Language
-from kivgraph.store.git import blob_id, open_repository
+from kivgraph.store.git import blob_id, open_repository, resolve_commit, worktree_changes
 
 EDIT_REASON = "WORKING_TREE_EDIT"
 
@@ -39,20 +36,29 @@ def working_tree_edits(root: str, commit: str) -> list[Edit]:
     """The source files of the working tree whose content differs from `commit`'s tree: modified,
     added (untracked too, not ignored) and deleted."""
     repo = open_repository(root)
-    tree = repo.revparse_single(commit).peel(pygit2.Tree)
-    flags = pygit2.enums.DiffOption.INCLUDE_UNTRACKED | pygit2.enums.DiffOption.RECURSE_UNTRACKED_DIRS
-    edits: list[Edit] = []
     workdir = repo.workdir or root
-    for delta in tree.diff_to_workdir(flags).deltas:
-        path = delta.new_file.path or delta.old_file.path
+    changes = worktree_changes(repo, resolve_commit(repo, commit))
+    edits: list[Edit] = []
+    for path in sorted({p for c in changes for p in (c.old_path, c.new_path) if p}):
         if language_of(path) is None or any(p in SKIPPED_DIRECTORIES for p in path.split("/")[:-1]):
             continue
         full = os.path.join(workdir, path)
         try:
             edits.append(Edit(path, False, os.stat(full).st_mtime))
+        except OSError:  # deleted: its directory changed when it went (the same time at every look)
+            edits.append(Edit(path, True, _seen_gone(os.path.dirname(full))))
+    return edits
+
+
+def _seen_gone(directory: str) -> float:
+    while True:
+        try:
+            return os.stat(directory).st_mtime
         except OSError:
-            edits.append(Edit(path, True, time.time()))
-    return sorted(edits, key=lambda e: e.path)
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                return 0.0
+            directory = parent
 
 
 def overlaid(root: str, base: Generation, edits: list[Edit]) -> Generation:

@@ -36,6 +36,7 @@ from kivgraph.model import Generation, InvisibleScope, Language
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.run import ANALYZER_FAILURES, Analysis, AnalyzerRun, unconfigured
+from kivgraph.store.git import lookup, tree_changes
 
 MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
                             "Cargo.lock", "pyproject.toml", "setup.cfg", "pubspec.yaml", "pubspec.lock"})  # fmt: skip
@@ -93,7 +94,8 @@ class Reused:
     """The commit whose generation was reused."""
     units: tuple[UnitOutcome, ...]
     rounds: int
-    """How many times units were re-indexed (2 when a surface change reached dependents)."""
+    """How many times units were re-indexed: 2 when a change reached units only its re-index showed
+    (what the changed files declare is read ahead, so usually 1)."""
 
 
 def index_reusing(
@@ -114,7 +116,7 @@ def index_reusing(
     _check_recipe(snap, base)
     plan = plan_snapshot(snap, languages)
     owner = {path: unit for unit in plan.units for path in unit.files}
-    changed = _changed_paths(repo, base.header.tree, snap.tree)
+    changed = _changed_paths(repo, base.header.commit, snap.commit)
     dirty = _dirty(plan, changed, languages)
     _check_coverage(snap, base, plan, owner, dirty, changed, languages)
     if run_analyzers != _analyzed(base) and any(u.analyzer != SYNTAX for u in plan.units if u.id not in dirty):
@@ -170,19 +172,13 @@ def _check_recipe(snap: Snapshot, base: Generation) -> None:
 
 
 def _changed_paths(repo: pygit2.Repository, before: str, after: str) -> set[str]:
-    """The paths whose content, mode or existence differs between two trees (submodules aside)."""
-    try:
-        old, new = repo.get(before), repo.get(after)
-    except (ValueError, KeyError) as err:
-        raise CannotReuse(f"the tree {before[:12]} is not in this repository") from err
-    if not isinstance(old, pygit2.Tree) or not isinstance(new, pygit2.Tree):
-        raise CannotReuse(f"the tree {before[:12]} is not in this repository")
-    paths: set[str] = set()
-    for patch in old.diff_to_tree(new).deltas:
-        for path in (patch.old_file.path, patch.new_file.path):
-            if path and not any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]):
-                paths.add(path)
-    return paths
+    """The paths that differ between two commits (both sides of a rename), outside the directories
+    indexing never reads."""
+    old, new = lookup(repo, before), lookup(repo, after)
+    if not isinstance(old, pygit2.Commit) or not isinstance(new, pygit2.Commit):
+        raise CannotReuse(f"the commit {before[:12]} is not in this repository (a shallow clone?)")
+    paths = {p for c in tree_changes(repo, old, new) for p in (c.old_path, c.new_path) if p}
+    return {p for p in paths if not any(part in SKIPPED_DIRECTORIES for part in p.split("/")[:-1])}
 
 
 def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None) -> dict[str, str]:

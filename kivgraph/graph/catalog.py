@@ -49,13 +49,10 @@ class Catalog:
     """Lay each served repository's working tree over its generation (kivgraph/overlay.py)."""
     overlaid: dict[str, list["Edit"]] = field(default_factory=dict[str, list["Edit"]])
     """Per repository name, the files laid over its generation."""
-    vanished: dict[str, str] = field(default_factory=dict[str, str])
-    """Qualified name → the overlaid file that declared it in the generation and no longer does."""
     _signature: tuple[tuple[str, str], ...] = ()
     _checked: float = 0.0
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _watcher: threading.Thread | None = None
-    _stop: threading.Event = field(default_factory=threading.Event)
 
     def load(self) -> None:
         with self._lock:
@@ -101,9 +98,8 @@ class Catalog:
         self.failures = [err for _, err in failures]
         # Each problem names its source once: most errors already say the path they are about.
         self.problems = [str(err) if label in str(err) else f"{label}: {err}" for label, err in failures]
-        self.vanished = vanished
         self.overlaid = {name: edits for name, edits in overlaid.items() if any(r.name == name for r in loaded)}
-        self.session = Session(Graph(loaded), tuple(self.problems), self.overlaid) if loaded else None
+        self.session = Session(Graph(loaded), tuple(self.problems), self.overlaid, vanished) if loaded else None
 
     def watch(self) -> None:
         """Follow the served working trees: each save re-lays the overlay, on a thread of its own."""
@@ -112,9 +108,6 @@ class Catalog:
             return
         self._watcher = threading.Thread(target=self._follow, args=(roots,), name="kivgraph-overlay", daemon=True)
         self._watcher.start()
-
-    def close(self) -> None:
-        self._stop.set()
 
     def _follow(self, roots: list[str]) -> None:
         from watchfiles import watch
@@ -125,7 +118,7 @@ class Catalog:
 
         # The first (empty) yield comes once the watch is in place: edits saved before it are read then.
         first = True
-        for changes in watch(*roots, watch_filter=wanted, debounce=200, step=50, stop_event=self._stop,
+        for changes in watch(*roots, watch_filter=wanted, debounce=200, step=50,
                              raise_interrupt=False, yield_on_timeout=True, rust_timeout=500):  # fmt: skip
             if changes or first:
                 first = False
@@ -224,19 +217,22 @@ def run_tool(catalog: Catalog, tool: Tool, arguments: object) -> str:
         answer = tool.run(session, args)
     except SymbolNotFoundError as err:
         asked = args.get("qualified_name") or args.get("name")
-        declared = catalog.vanished.get(asked) if isinstance(asked, str) else None
+        declared = session.vanished.get(asked) if isinstance(asked, str) else None
         if declared is None:
             raise
         raise SymbolNotFoundError(f"{err}: {declared} declared it when last indexed, and the working tree's copy no "
                                   "longer does (renamed or removed there); find_symbol or get_file_outline on "
                                   f"{declared} shows what it declares now") from err  # fmt: skip
     if session.overlaid and not isinstance(answer, str):
-        _mark_overlaid(answer, {name: {e.path for e in edits} for name, edits in session.overlaid.items()})
+        by_repository = {name: {e.path for e in edits} for name, edits in session.overlaid.items()}
+        by_repository[""] = set().union(*by_repository.values())  # a row that names no repository
+        _mark_overlaid(answer, by_repository)
     return answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
 
 
-def _mark_overlaid(value: object, overlaid: dict[str, set[str]], repository: str | None = None) -> None:
-    """`overlay: true` on every row (or group of rows) of a file laid over its generation."""
+def _mark_overlaid(value: object, overlaid: dict[str, set[str]], repository: str = "") -> None:
+    """`overlay: true` on every row (or group of rows) of a file laid over its generation; a row
+    belongs to the repository it or an enclosing object names."""
     if isinstance(value, list):
         for item in cast(list[object], value):
             _mark_overlaid(item, overlaid, repository)
@@ -246,10 +242,7 @@ def _mark_overlaid(value: object, overlaid: dict[str, set[str]], repository: str
     row = cast(dict[str, object], value)
     named = row.get("repository")
     repository = named if isinstance(named, str) else repository
-    paths: set[str] = set()
-    for name, files in overlaid.items():
-        if repository is None or name == repository:
-            paths |= files
+    paths = overlaid.get(repository, set())
     if any(isinstance(p := row.get(k), str) and p in paths for k in ("path", "file_path", "file")):
         row["overlay"] = True
     for item in list(row.values()):

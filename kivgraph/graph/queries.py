@@ -101,13 +101,19 @@ class Session:
     """One loaded graph and what queries derive from it lazily (the intent index, member lists)."""
 
     def __init__(
-        self, graph: Graph, problems: tuple[str, ...] = (), overlaid: "Mapping[str, Sequence[Edit]] | None" = None
+        self,
+        graph: Graph,
+        problems: tuple[str, ...] = (),
+        overlaid: "Mapping[str, Sequence[Edit]] | None" = None,
+        vanished: Mapping[str, str] | None = None,
     ) -> None:
         self.graph = graph
         self.problems = problems
         """Sources that could not be loaded, for graph_status."""
         self.overlaid = dict(overlaid or {})
         """Per repository, the working-tree files laid over its generation (kivgraph/overlay.py)."""
+        self.vanished = dict(vanished or {})
+        """Qualified name → the overlaid file that declared it in the generation and no longer does."""
 
     @cached_property
     def intent(self) -> IntentIndex:
