@@ -38,6 +38,7 @@ def working_tree_edits(root: str, commit: str) -> list[Edit]:
     repo = open_repository(root)
     workdir = repo.workdir or root
     changes = worktree_changes(repo, resolve_commit(repo, commit))
+    in_base = {c.old_path for c in changes if c.old_oid}
     edits: list[Edit] = []
     for path in sorted({p for c in changes for p in (c.old_path, c.new_path) if p}):
         if language_of(path) is None or any(p in SKIPPED_DIRECTORIES for p in path.split("/")[:-1]):
@@ -45,8 +46,11 @@ def working_tree_edits(root: str, commit: str) -> list[Edit]:
         full = os.path.join(workdir, path)
         try:
             edits.append(Edit(path, False, os.stat(full).st_mtime))
-        except OSError:  # deleted: its directory changed when it went (the same time at every look)
-            edits.append(Edit(path, True, _seen_gone(os.path.dirname(full))))
+        except OSError:
+            # Gone from disk. Deleted, if the commit had it (its directory changed when it went: the
+            # same time at every look); else a name git could not spell (not UTF-8), never indexed.
+            if path in in_base:
+                edits.append(Edit(path, True, _seen_gone(os.path.dirname(full))))
     return edits
 
 

@@ -119,3 +119,37 @@ def test_no_overlay_answers_from_the_generation_alone(make_repo):
 
     text = anyio.run(go)
     assert "big@" not in text and "overlay" not in text
+
+
+def test_a_name_git_cannot_spell_is_no_edit_and_a_deleted_file_is(make_repo):
+    from kivgraph.graph.catalog import Catalog
+
+    repo = make_repo(
+        {"shapes.py": SHAPES, "user.py": USER, b"caf\xe9.py".decode("utf-8", "surrogateescape"): "x = 1\n"}
+    )
+    index(repo)
+    Path(repo.path, "user.py").unlink()
+    (repo.path / b"caf\xe9.py".decode("utf-8", "surrogateescape")).write_text("x = 2\n", encoding="utf-8")
+    catalog = Catalog([str(repo.path)], overlay=True)
+    catalog.load()
+    [(name, edits)] = catalog.overlaid.items()
+    assert [(e.path, e.deleted) for e in edits] == [("user.py", True)] and not catalog.problems
+
+
+def test_a_name_the_watcher_cannot_decode_does_not_stop_the_overlay(make_repo):
+    from kivgraph.graph.catalog import Catalog
+
+    odd = b"caf\xe9.py".decode("utf-8", "surrogateescape")
+    repo = make_repo({"shapes.py": SHAPES, "user.py": USER, odd: "x = 1\n"})
+    index(repo)
+    catalog = Catalog([str(repo.path)], overlay=True)
+    catalog.load()
+    catalog.watch()
+    time.sleep(1.0)
+    (repo.path / odd).write_text("x = 2\n", encoding="utf-8")  # watchfiles fails on this name's event
+    time.sleep(2.0)
+    Path(repo.path, "user.py").write_text(USER.replace("return 1", "return area(1, 1)"), encoding="utf-8")
+    started = time.monotonic()
+    while not catalog.overlaid and time.monotonic() - started < 10:
+        time.sleep(0.1)
+    assert [e.path for edits in catalog.overlaid.values() for e in edits] == ["user.py"]

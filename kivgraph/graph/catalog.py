@@ -4,6 +4,7 @@ one entry point that validates a tool's arguments and runs it (MCP and `kivgraph
 import contextlib
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from kivgraph.model import Generation
     from kivgraph.overlay import Edit
 
+WATCH_RETRIES = 5
+"""Watches that fail before they are in place, one after another, before the overlay stops following edits."""
 RECHECK_SECONDS = 2.0
 """How often a served graph looks for a moved HEAD or a newly published note."""
 
@@ -116,14 +119,33 @@ class Catalog:
             parts = path.replace(os.sep, "/").split("/")
             return not any(p in (".git", "node_modules") for p in parts)
 
-        # The first (empty) yield comes once the watch is in place: edits saved before it are read then.
-        first = True
-        for changes in watch(*roots, watch_filter=wanted, debounce=200, step=50,
-                             raise_interrupt=False, yield_on_timeout=True, rust_timeout=500):  # fmt: skip
-            if changes or first:
-                first = False
+        failures = 0
+        said: set[str] = set()
+        reload = True  # the first watch reads what was saved before it was in place
+        while failures < WATCH_RETRIES:
+            ready = False
+            try:
+                for changes in watch(*roots, watch_filter=wanted, debounce=200, step=50, raise_interrupt=False,
+                                     yield_on_timeout=True, rust_timeout=500):  # fmt: skip
+                    ready = True
+                    if changes or reload:
+                        reload = False
+                        with contextlib.suppress(KivgraphError, OSError), self._lock:
+                            self._load()
+                return
+            except Exception as err:  # noqa: BLE001 — the watcher's own failure (a file name it cannot decode)
+                failures = 0 if ready else failures + 1
+                if str(err) not in said:  # the same file fails the same way at each event: said once
+                    said.add(str(err))
+                    print(f"kivgraph: the working-tree watch failed ({type(err).__name__}: {err}); watching again",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                # Read what changed while no watch was in place, before the next one starts: reading the
+                # tree (git opens files) then gives the new watch no event of its own making.
+                time.sleep(0.2)
                 with contextlib.suppress(KivgraphError, OSError), self._lock:
                     self._load()
+        print("kivgraph: the working-tree overlay stopped following edits (no watch could be started); answers stay "
+              "as last laid over until HEAD moves or the server restarts", file=sys.stderr, flush=True)  # fmt: skip
 
     def refresh(self) -> bool:
         """Reload when a served repository moved or published a note; True when it did."""
