@@ -184,7 +184,7 @@ JOBS = click.option(
 @click.option(
     "--shard",
     metavar="K/N",
-    help="Run only the type checkers of shard K of N of `kivgraph plan`, writing a shard file to --out; "
+    help="Index only shard K of N of `kivgraph plan`'s units, writing a shard file to --out; "
     "`kivgraph merge` joins the N into the generation.",
 )
 @click.option("--full", is_flag=True, help="Index every unit, reusing nothing of an indexed ancestor.")
@@ -218,7 +218,7 @@ def index(
     if full and reuse_file:
         raise InvalidArgumentError("--full reuses nothing; it cannot be combined with --reuse.")
     if shard is not None:
-        index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, as_json)
+        index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, as_json, jobs)
         return
     if require_analyzers and not analyzers:
         raise InvalidArgumentError("--require-analyzers needs the analyzers; drop --no-analyzers.")
@@ -296,28 +296,32 @@ def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None
 
 
 def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, languages: str | None,
-                    scip_files: tuple[str, ...], shard: str, analyzers: bool, as_json: bool) -> None:  # fmt: skip
+                    scip_files: tuple[str, ...], shard: str, analyzers: bool, as_json: bool,
+                    jobs: int | None) -> None:  # fmt: skip
     from kivgraph.shard import index_shard, parse_shard
 
     number, count = parse_shard(shard)
-    if out is None or worktree or scip_files or not analyzers:
-        raise InvalidArgumentError("--shard runs a shard's type checkers on a commit and writes them to --out FILE; "
-                                   "it takes no --worktree, --scip or --no-analyzers")  # fmt: skip
+    if out is None or worktree or scip_files:
+        raise InvalidArgumentError("--shard indexes a shard of a commit's units and writes it to --out FILE; "
+                                   "it takes no --worktree or --scip")  # fmt: skip
     started = time.monotonic()
-    click.echo(f"shard {number}/{count}: running its type checkers…", err=True)
-    done = index_shard(path, revision, number, count, parse_languages(languages), out)
+    click.echo(f"shard {number}/{count}: indexing its units…", err=True)
+    done = index_shard(path, revision, number, count, parse_languages(languages), out, analyzers,
+                       ProgressLine(sys.stderr), jobs)  # fmt: skip
     elapsed = time.monotonic() - started
-    per_run = [{"unit": r.project.id, "seconds": round(r.seconds, 3), "indexed": r.index is not None,
-                "invisible": [s.reason for s in r.invisible]} for r in done.runs]  # fmt: skip
+    parsed = len(done.generation.files)
+    runs = [{"unit": t.unit, "seconds": round(t.seconds, 3), "indexed": t.indexed, "own": t.own}
+            for t in done.timings]  # fmt: skip
     if as_json:
-        result = {"shard": f"{number}/{count}", "commit": done.commit, "units": list(done.units), "runs": per_run,
-                  "out": out, "elapsed_seconds": round(elapsed, 3)}  # fmt: skip
+        result = {"shard": f"{number}/{count}", "commit": done.commit, "units": list(done.units), "runs": runs,
+                  "files_parsed": parsed, "out": out, "elapsed_seconds": round(elapsed, 3)}  # fmt: skip
         click.echo(json.dumps(result, indent=2))
         return
-    for run in per_run:
-        click.echo(f"  {run['unit']}: {run['seconds']:.1f} s{'' if run['indexed'] else ' (no index)'}", err=True)
+    for run in runs:
+        why = "" if run["own"] else ", for the uses of it"
+        click.echo(f"  {run['unit']}: {run['seconds']:.1f} s{'' if run['indexed'] else ' (no index)'}{why}", err=True)
     click.echo(f"Shard {number}/{count} of {done.repository} at {done.commit[:12]}: {len(done.units)} units, "
-               f"{len(done.runs)} type-checker runs in {elapsed:.1f}s → {out}")  # fmt: skip
+               f"{parsed} files parsed with what they depend on, in {elapsed:.1f}s → {out}")  # fmt: skip
 
 
 @cli.command()
@@ -327,8 +331,7 @@ def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, l
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes.")
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@JOBS
-def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool, jobs: int | None) -> None:
+def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool) -> None:
     """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
     single `kivgraph index` makes) and store it in git notes or --out."""
     from kivgraph.shard import merge as merge_shards
@@ -337,11 +340,12 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
     started = time.monotonic()
     shards = sorted((read_shard(f) for f in shard_files), key=lambda s: s.number)
     for shard in shards:
-        runs = ", ".join(f"{r.project.id} {r.seconds:.1f} s" for r in shard.runs) or "no type checker"
-        click.echo(f"shard {shard.number}/{shard.count} ({shard.source}): {runs}", err=True)
-    generation = merge_shards(path, shards, ProgressLine(sys.stderr), jobs)
-    units = [{"unit": r.project.id, "shard": f"{s.number}/{s.count}", "seconds": round(r.seconds, 3),
-              "indexed": r.index is not None} for s in shards for r in s.runs]  # fmt: skip
+        runs = ", ".join(f"{t.unit} {t.seconds:.1f} s" for t in shard.timings if t.own) or "no type checker"
+        click.echo(f"shard {shard.number}/{shard.count} ({shard.source}): {', '.join(shard.units) or 'no units'}; "
+                   f"{runs}", err=True)  # fmt: skip
+    generation = merge_shards(path, shards)
+    units = [{"unit": t.unit, "shard": f"{s.number}/{s.count}", "seconds": round(t.seconds, 3),
+              "indexed": t.indexed} for s in shards for t in s.timings if t.own]  # fmt: skip
     store_and_report(generation, path, out, ref, started, as_json, {"units": units})
 
 

@@ -19,7 +19,7 @@ import pygit2
 from kivgraph import __version__
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
-from kivgraph.languages.resolve import DeclRef, Resolver
+from kivgraph.languages.resolve import DeclRef, Held, Resolver
 from kivgraph.languages.scopes import FileScopes, module_qualified_name
 from kivgraph.languages.syntax import FileSyntax
 from kivgraph.model import (
@@ -205,17 +205,17 @@ def index_snapshot(
     jobs: int | None = None,
     scip_indexes: tuple[ScipIndex, ...] = (),
     run_analyzers: bool = False,
-    analyzer_runs: list[AnalyzerRun] | None = None,
     analysis: Analysis | None = None,
     names_elsewhere: frozenset[str] = frozenset(),
+    keep_held: Held | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
-    `analyzer_runs`: the type checkers already ran, elsewhere (the shards `kivgraph merge` joins):
-    their results stand in for running them here, and the generation is the one a single run makes.
-    `analysis`: the type checkers, already started by the caller over this tree (kivgraph/reuse.py
+    `analysis`: the type checkers, already started by the caller over this tree (kivgraph/units.py
     starts those of a few units): their results are taken as `run_analyzers` would take its own.
     `names_elsewhere`: the names declared in the tree's files left out of `snap` (see Resolver).
+    `keep_held`: receives the rows held for a name no declaration in sight has (Held), which are
+    otherwise dropped: the caller indexing part of a tree decides them once it knows every name.
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -248,32 +248,19 @@ def index_snapshot(
 
     layout = RepoLayout(by_path, read)
     tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
-    if analyzer_runs is not None:
-        analysis = Analysis.done([p for p, _ in tree], frozenset(lang for _, lang in wanted), analyzer_runs)
-    elif run_analyzers and analysis is None:
+    if run_analyzers and analysis is None:
         analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
     try:
-        generation = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
-                                   names_elsewhere)  # fmt: skip
+        generation, held = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
+                                         names_elsewhere)  # fmt: skip
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
     if unnamed:
         generation = replace(generation, invisible_scopes=generation.invisible_scopes + tuple(unnamed))
+    if keep_held is not None:
+        keep_held.extend(held)
     return generation
-
-
-def analyze_units(snap: Snapshot, units: frozenset[str], languages: frozenset[Language] | None = None,
-                  ) -> list[AnalyzerRun]:  # fmt: skip
-    """Run the type checkers of the planned units `units` (ids, kivgraph/plan.py) over the snapshot,
-    keeping their outputs: one shard's work, which `kivgraph merge` joins with the others'."""
-    named = [f for f in snap.files if utf8_path(f.path)]
-    found = {lang for f in named if (lang := language_of(f.path)) and (languages is None or lang in languages)}
-    tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
-    analysis = Analysis(tree, frozenset(found), snap.worktree_path, snap.worktree_matches, units,
-                        shard=True)  # fmt: skip
-    runs, _ = analysis.finish()
-    return runs
 
 
 def utf8_path(path: str) -> bool:
@@ -295,7 +282,7 @@ def _index_parsed(
     scip_indexes: tuple[ScipIndex, ...],
     analysis: Analysis | None,
     names_elsewhere: frozenset[str] = frozenset(),
-) -> Generation:
+) -> tuple[Generation, Held]:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
     parsed: dict[str, tuple[Language, FileSyntax]] = {}
@@ -357,7 +344,7 @@ def _index_parsed(
         worktree=snap.worktree,
         submodules=tuple(sorted(snap.submodules, key=lambda m: m.path)),
     )
-    return Generation(
+    generation = Generation(
         header=header,
         files=tuple(records),
         packages=tuple(sorted({p.id: p for p in packages.values()}.values(), key=lambda p: p.id)),
@@ -367,6 +354,7 @@ def _index_parsed(
         unresolved=tuple(unresolved + facts.unresolved),
         invisible_scopes=tuple(scope for r in runs for scope in r.invisible) + tuple(left_out),
     )
+    return generation, facts.held
 
 
 @dataclass(frozen=True, slots=True)

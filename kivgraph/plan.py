@@ -82,6 +82,10 @@ class Plan:
         order = {unit.id: n for n, unit in enumerate(self.units)}
         return [sorted(shard, key=lambda u: order[u.id]) for shard in shards]
 
+    def owners(self) -> dict[str, Unit]:
+        """Each file of the plan's units → its unit."""
+        return {path: unit for unit in self.units for path in unit.files}
+
     def owner(self, path: str) -> Unit | None:
         """The unit a source file at `path` belongs to (whether or not the tree has it): the deepest
         project root whose analyzer checks its language, else the syntax-only unit of its top directory."""

@@ -10,11 +10,9 @@ languages, type checkers on in one and off in the other, a changed role configur
 `CannotReuse`, and the caller indexes in full. The result equals a full index of the commit.
 """
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
 
 import pygit2
 
@@ -25,18 +23,17 @@ from kivgraph.indexing import (
     SKIPPED_DIRECTORIES,
     Progress,
     Snapshot,
-    TreeFile,
     grammar_versions,
-    index_snapshot,
     is_file_module,
     utf8_path,
 )
 from kivgraph.languages import adapter, language_of
-from kivgraph.model import Generation, InvisibleScope, Language
+from kivgraph.model import Generation, Language
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
-from kivgraph.scip.run import ANALYZER_FAILURES, Analysis, AnalyzerRun, unconfigured
+from kivgraph.scip.run import ANALYZER_FAILURES
 from kivgraph.store.git import lookup, tree_changes
+from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units, inside, owner_of_scope
 
 MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
                             "Cargo.lock", "pyproject.toml", "setup.cfg", "pubspec.yaml", "pubspec.lock"})  # fmt: skip
@@ -48,25 +45,6 @@ INERT_SUFFIXES = (".md", ".markdown", ".rst", ".adoc", ".png", ".jpg", ".jpeg", 
 """Files no analyzer or parser reads: a change to one re-indexes nothing."""
 ANALYZER_SCOPES = ANALYZER_FAILURES | {"PACKAGE_NOT_LOADED", "MODULE_DEPENDENCIES_MISSING", "PROJECT_NOT_CONFIGURED"}
 """Blind spots only a run with type checkers records."""
-_SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
-_ANALYZER_LANGUAGES = {
-    "scip-go": frozenset({Language.GO}),
-    "scip-typescript": _SCRIPT_LANGUAGES,
-    "rust-analyzer": frozenset({Language.RUST}),
-    "scip-python": frozenset({Language.PYTHON}),
-}
-
-
-_GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
-_GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
-_GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
-
-
-def _go_imports(data: bytes) -> list[str]:
-    """The import paths a Go file names."""
-    paths = [m.group(1) for m in _GO_IMPORT.finditer(data)]
-    paths += [p for block in _GO_IMPORT_BLOCK.finditer(data) for p in _GO_BLOCK_PATH.findall(block.group(1))]
-    return [p.decode("utf-8", "replace") for p in paths]
 
 
 class CannotReuse(Exception):
@@ -122,7 +100,7 @@ def index_reusing(
     if run_analyzers != _analyzed(base) and any(u.analyzer != SYNTAX for u in plan.units if u.id not in dirty):
         raise CannotReuse(f"{base.header.commit[:12]} was indexed {'without' if run_analyzers else 'with'} type "
                           "checkers, this run is not")  # fmt: skip
-    depends = _Dependencies(plan, base, owner, snap)
+    depends = Dependencies(plan, snap, base)
     # What the changed files declare, read ahead: a surface or a name that changes reaches the units
     # it concerns in the first round; the check after each round catches anything this misses.
     reshaped, renamed = _declared_ahead(snap, base, plan, changed, languages)
@@ -138,7 +116,11 @@ def index_reusing(
         for unit_id, why in sorted(dirty.items()):
             if said is not None:
                 said(f"{unit_id}: re-indexing ({why})")
-        sub, runs = _reindex(snap, plan, owner, dirty, depends, base, languages, progress, jobs, run_analyzers)
+        closure = depends.closure(dirty)
+        elsewhere = frozenset(s.name for s in base.symbols if not is_file_module(s)
+                              and (unit := owner.get(s.file)) is not None and unit.id not in closure)  # fmt: skip
+        part = index_units(snap, plan, dirty, depends, languages, progress, jobs, run_analyzers, elsewhere)
+        sub = part.generation
         changed_surfaces = [u for u in plan.units if u.id in dirty and _surface(sub, u) != _surface(base, u)]
         spread = {d: f"{u.id} changed its public surface" for u in changed_surfaces for d in depends.dependents(u)
                   if d not in dirty}  # fmt: skip
@@ -151,8 +133,13 @@ def index_reusing(
         for unit in plan.units:
             if unit.id not in dirty:
                 said(f"{unit.id}: reused from {base.header.commit[:12]}")
-    generation = _compose(snap, plan, owner, dirty, base, sub, languages, run_analyzers)
-    seconds = {run.project.id: run.seconds for run in runs}
+    kept = Part(base, frozenset(u.id for u in plan.units if u.id not in dirty), (), [])
+    header = replace(sub.header, analyzers=_tools(plan, dirty, base, sub))
+    try:
+        generation = compose(snap, plan, [kept, part], header, languages, run_analyzers)
+    except PartsDisagree as err:
+        raise CannotReuse(f"the re-indexed units and the kept ones disagree: {err}") from err
+    seconds = {run.project.id: run.seconds for run in part.runs}
     outcomes = tuple(UnitOutcome(u.id, u.id not in dirty, dirty.get(u.id, ""), seconds.get(u.id)) for u in plan.units)
     return Reused(generation, base.header.commit, outcomes, rounds)
 
@@ -197,17 +184,13 @@ def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None)
                 dirty.setdefault(unit.id, f"{path} changed")
         elif name in MANIFEST_NAMES or name.endswith(MANIFEST_SUFFIXES):
             for unit in plan.units:
-                if _inside(directory, unit.root) or _inside(unit.root, directory):
+                if inside(directory, unit.root) or inside(unit.root, directory):
                     dirty.setdefault(unit.id, f"{path} changed")
         elif not name.endswith(INERT_SUFFIXES):
-            holder = next((u for u in analyzed if _inside(path, u.root)), None)
+            holder = next((u for u in analyzed if inside(path, u.root)), None)
             if holder is not None:
                 dirty.setdefault(holder.id, f"{path} changed")
     return dirty
-
-
-def _inside(path: str, root: str) -> bool:
-    return root == "" or path == root or path.startswith(root + "/")
 
 
 def _check_coverage(snap: Snapshot, base: Generation, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str],
@@ -231,98 +214,6 @@ def _analyzed(generation: Generation) -> bool:
     """Whether the generation was made with type checkers on."""
     tools = {name for name, _ in generation.header.analyzers if name not in GRAMMAR_PACKAGES}
     return bool(tools) or any(s.reason in ANALYZER_SCOPES for s in generation.invisible_scopes)
-
-
-def _languages(unit: Unit) -> frozenset[Language]:
-    if unit.analyzer == SYNTAX:
-        return frozenset(lang for p in unit.files if (lang := language_of(p)) is not None)
-    return _ANALYZER_LANGUAGES.get(unit.analyzer, frozenset({Language(unit.language)}))
-
-
-class _Dependencies:
-    """Which units a unit's uses may reach: what its manifests declare, what the base's edges show
-    it used, every Go module under a go.work, and any unit whose files a script or syntax-only unit
-    could import by path (the same languages); plus the units whose name its files spell."""
-
-    def __init__(self, plan: Plan, base: Generation, owner: dict[str, Unit], snap: Snapshot) -> None:
-        self.plan, self.owner, self.snap = plan, owner, snap
-        self.by_id = {u.id: u for u in plan.units}
-        self.files = {f.path: f for f in snap.files}
-        file_of = {s.key: s.file for s in base.symbols}
-        self.used: dict[str, set[str]] = {}
-        for edge in base.edges:
-            source, target = owner.get(edge.file), owner.get(file_of.get(edge.target, ""))
-            if source is not None and target is not None and source is not target:
-                self.used.setdefault(source.id, set()).add(target.id)
-        self.workspace = any(p.rpartition("/")[2] == "go.work" for p in self.files)
-        self.mentions: dict[str, set[str]] = {}
-
-    def of(self, unit: Unit) -> set[str]:
-        found = set(unit.depends_on) | self.used.get(unit.id, set()) | self._spelled(unit)
-        languages = _languages(unit)
-        for other in self.plan.units:
-            if other is unit:
-                continue
-            workspace = self.workspace and unit.analyzer == other.analyzer == "scip-go"
-            by_path = (unit.analyzer == SYNTAX or languages & _SCRIPT_LANGUAGES) and languages & _languages(other)
-            if workspace or by_path:
-                found.add(other.id)
-        return found
-
-    def closure(self, units: Iterable[str]) -> set[str]:
-        seen = set(units)
-        stack = list(seen)
-        while stack:
-            for dep in self.of(self.by_id[stack.pop()]):
-                if dep not in seen:
-                    seen.add(dep)
-                    stack.append(dep)
-        return seen
-
-    def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:
-        """The units (but `skipped`) whose files spell one of `names` as a word, with the first found."""
-        if not names:
-            return {}
-        words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
-        pattern = re.compile(rb"(?<![\w$])(" + words + rb")(?![\w$])")
-        found: dict[str, str] = {}
-        for unit in self.plan.units:
-            if unit.id in skipped:
-                continue
-            for path in unit.files:
-                data = self._bytes(path)
-                hit = pattern.search(data) if data is not None else None
-                if hit is not None:
-                    found[unit.id] = f"a name it spells is declared or gone: {hit.group(1).decode()}"
-                    break
-        return found
-
-    def _bytes(self, path: str) -> bytes | None:
-        tree_file = self.files.get(path)
-        if tree_file is None or tree_file.symlink or tree_file.size > MAX_FILE_BYTES:
-            return None
-        return tree_file.read()
-
-    def dependents(self, unit: Unit) -> set[str]:
-        return {u.id for u in self.plan.units if u is not unit and unit.id in self.of(u)}
-
-    def _spelled(self, unit: Unit) -> set[str]:
-        """The analyzed units whose name (a Go module path, an npm or crate name) its files contain."""
-        if unit.id not in self.mentions:
-            names = {u.name: u.id for u in self.plan.units
-                     if u.analyzer != SYNTAX and u is not unit and u.name != (u.root or ".")}  # fmt: skip
-            found: set[str] = set()
-            for path in unit.files if names else ():
-                data = self._bytes(path)
-                if data is None:
-                    continue
-                if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
-                    imported = set(_go_imports(data))
-                    found |= {i for n, i in names.items() if any(p == n or p.startswith(n + "/") for p in imported)}
-                else:
-                    found |= {i for n, i in names.items() if i not in found and n.encode() in data}
-            self.mentions[unit.id] = found
-        return self.mentions[unit.id]
 
 
 def _declared_ahead(snap: Snapshot, base: Generation, plan: Plan, changed: set[str],
@@ -355,41 +246,6 @@ def _declared_ahead(snap: Snapshot, base: Generation, plan: Plan, changed: set[s
     return reshaped, {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
 
 
-def _reindex(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], depends: _Dependencies,
-             base: Generation, languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
-             run_analyzers: bool) -> tuple[Generation, list[AnalyzerRun]]:  # fmt: skip
-    """Index the dirty units with the units they depend on (for their declarations); the type
-    checkers run on the dirty units, and on every Go module among the rest (Go's index of a module
-    names what it uses by the index of the module declaring it)."""
-    closure = depends.closure(dirty)
-    roots = sorted((u.root for u in plan.units if u.analyzer != SYNTAX and u.root), key=len, reverse=True)
-    kept_roots = {depends.by_id[i].root for i in closure}
-
-    def wanted(path: str, symlink: bool) -> bool:
-        if symlink or not utf8_path(path):
-            return True  # recorded, never read
-        unit = owner.get(path)
-        if unit is not None:
-            return unit.id in closure
-        if language_of(path) is not None and (languages is None or language_of(path) in languages):
-            return False
-        holder = next((r for r in roots if path.startswith(r + "/")), None)
-        return holder is None or holder in kept_roots
-
-    part = replace(snap, files=[f for f in snap.files if wanted(f.path, f.symlink)])
-    analysis: Analysis | None = None
-    if run_analyzers:
-        checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX
-                            and (i in dirty or depends.by_id[i].analyzer == "scip-go"))  # fmt: skip
-        tree = [(f.path, f.read) for f in _readable(part)]
-        analysis = Analysis(tree, _present(part, languages), part.worktree_path, part.worktree_matches,
-                            checked)  # fmt: skip
-    elsewhere = frozenset(s.name for s in base.symbols if not is_file_module(s)
-                          and (unit := owner.get(s.file)) is not None and unit.id not in closure)  # fmt: skip
-    generation = index_snapshot(part, languages, progress, jobs, analysis=analysis, names_elsewhere=elsewhere)
-    return generation, (analysis.unmerged if analysis is not None else [])
-
-
 def _renamed(base: Generation, sub: Generation, owner: dict[str, Unit], dirty: dict[str, str]) -> set[str]:
     """The names declared somewhere in the tree before and not now, or now and not before: the
     resolver records a use it cannot settle only when some declaration has its name."""
@@ -411,86 +267,11 @@ def _surface(generation: Generation, unit: Unit) -> frozenset[tuple[object, ...]
                      for s in generation.symbols if s.file in files)  # fmt: skip
 
 
-def _owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
-    """The analyzed unit a type checker's blind spot is in: the deepest whose root holds its path."""
-    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in _languages(u)
-               and _inside(scope.path, u.root)]  # fmt: skip
-    return max(holders, key=lambda u: len(u.root)) if holders else None
-
-
-def _compose(snap: Snapshot, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str], base: Generation,
-             sub: Generation, languages: frozenset[Language] | None, run_analyzers: bool) -> Generation:  # fmt: skip
-    """The re-indexed units' rows from `sub`, the rest from `base`; the tree's own blind spots anew."""
-    kept = {path for path, unit in owner.items() if unit.id not in dirty}
-
-    def fresh(path: str) -> bool:
-        unit = owner.get(path)
-        return unit.id in dirty if unit is not None else True
-
-    files = {f.path: f for f in base.files if f.path in kept} | {f.path: f for f in sub.files if fresh(f.path)}
-    order = [f.path for f in snap.files if f.path in files]
-    if len(order) != len(files):
-        raise CannotReuse("the files of the re-indexed units and the kept ones do not make up the tree")
-    symbols = [s for s in base.symbols if s.file in kept] + [s for s in sub.symbols if fresh(s.file)]
-    used = {s.package for s in symbols}
-    packages = {p.id: p for p in base.packages if p.id in used} | {p.id: p for p in sub.packages if p.id in used}
-
-    def own_scopes(generation: Generation, take: Callable[[Unit], bool]) -> list[InvisibleScope]:
-        chosen: list[InvisibleScope] = []
-        for scope in generation.invisible_scopes:
-            if scope.reason == "PATH_NOT_UTF8" or scope.reason == "PROJECT_NOT_CONFIGURED" and scope.path == "":
-                continue
-            unit = _owner_of_scope(plan, scope)
-            if unit is not None and take(unit):
-                chosen.append(scope)
-        return chosen
-
-    scopes = own_scopes(base, lambda u: u.id not in dirty) + own_scopes(sub, lambda u: u.id in dirty)
-    scopes += [s for s in sub.invisible_scopes if s.reason == "PATH_NOT_UTF8"]
-    if run_analyzers:
-        scopes += unconfigured([f.path for f in _readable(snap)], _present(snap, languages))
-    header = replace(sub.header, languages=tuple(sorted({f.language for f in files.values()})),
-                     analyzers=_tools(plan, dirty, base, sub))  # fmt: skip
-    return Generation(
-        header=header,
-        files=tuple(files[p] for p in order),
-        packages=tuple(sorted(packages.values(), key=lambda p: p.id)),
-        symbols=tuple(symbols),
-        edges=_rows(base.edges, sub.edges, kept, fresh),
-        external_references=_rows(base.external_references, sub.external_references, kept, fresh),
-        unresolved=_rows(base.unresolved, sub.unresolved, kept, fresh),
-        invisible_scopes=tuple(scopes),
-    )
-
-
-class _Row(Protocol):
-    @property
-    def file(self) -> str: ...
-
-
-R = TypeVar("R", bound=_Row)
-
-
-def _rows(base: Iterable[R], sub: Iterable[R], kept: set[str], fresh: Callable[[str], bool]) -> tuple[R, ...]:
-    """A table's rows: the base's in the files kept, the re-index's in the files it stands for."""
-    return (*(r for r in base if r.file in kept), *(r for r in sub if fresh(r.file)))
-
-
-def _readable(snap: Snapshot) -> list[TreeFile]:
-    """The files indexing reads: named in UTF-8, not links, not too large."""
-    return [f for f in snap.files if utf8_path(f.path) and not f.symlink and f.size <= MAX_FILE_BYTES]
-
-
-def _present(snap: Snapshot, languages: frozenset[Language] | None) -> frozenset[Language]:
-    found = {lang for f in snap.files if utf8_path(f.path) and (lang := language_of(f.path)) is not None}
-    return frozenset(found if languages is None else found & languages)
-
-
 def _tools(plan: Plan, dirty: dict[str, str], base: Generation, sub: Generation) -> tuple[tuple[str, str], ...]:
     """The parsers and type checkers the generation was made with: those that ran now, and those of
     the base that ran on a unit kept (one whose run there left no failure)."""
     failed = {u.id for s in base.invisible_scopes if s.reason in ANALYZER_FAILURES
-              for u in [_owner_of_scope(plan, s)] if u is not None}  # fmt: skip
+              for u in [owner_of_scope(plan, s)] if u is not None}  # fmt: skip
     kept_tools = {u.analyzer for u in plan.units if u.id not in dirty and u.analyzer != SYNTAX and u.id not in failed}
     now = dict(sub.header.analyzers)
     tools = set(sub.header.analyzers)

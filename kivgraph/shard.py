@@ -1,10 +1,11 @@
-"""Sharded indexing: `kivgraph index --shard K/N` runs the type checkers of one shard of the plan's
-units and writes their outputs to a shard file; `kivgraph merge` checks that the shards are the N
-of one commit, then indexes the commit with their outputs standing in for the checkers, so the
-generation is the one a single run makes."""
+"""Sharded indexing: `kivgraph index --shard K/N` indexes one shard of the plan's units (with the
+units they depend on, for their declarations) and writes their rows to a shard file; `kivgraph
+merge` checks that the shards are the N of one commit and composes their rows into the generation
+a single run makes, deciding the rows held for a name once every declaration is known."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -12,19 +13,30 @@ import cbor2
 import zstandard
 
 from kivgraph import __version__
-from kivgraph.errors import InvalidArgumentError
-from kivgraph.indexing import Progress, analyze_units, index_snapshot, snapshot_at
-from kivgraph.model import Generation, InvisibleScope, Language
+from kivgraph.errors import InvalidArgumentError, KivgraphError
+from kivgraph.indexing import Progress, snapshot_at
+from kivgraph.languages.resolve import Held
+from kivgraph.model import Confidence, Edge, EdgeKind, Generation, Language, Provenance, Unresolved
 from kivgraph.plan import plan_snapshot
-from kivgraph.scip.analyzers import ANALYZERS
-from kivgraph.scip.index import ScipIndexError, load_index
-from kivgraph.scip.ingest import LOCALS_FOLLOWED
-from kivgraph.scip.run import AnalyzerRun, Project
+from kivgraph.store import codec
+from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units
 
-MAGIC = b"KIVGRAPH-SHARD-1\n"
+MAGIC = b"KIVGRAPH-SHARD-2\n"
 MAX_EXPANSION = 64
-"""A shard may decompress to at most this many times its size (SCIP outputs compress 5–10×)."""
+"""A shard may decompress to at most this many times its size."""
 MAX_BYTES = 2 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One type checker's run in a shard: on one of its units, or on a Go module they depend on."""
+
+    unit: str
+    seconds: float
+    indexed: bool
+    """Whether it produced an index (else its blind spot is recorded)."""
+    own: bool
+    """Whether the unit is the shard's own (else it ran so the shard's uses of it are exact)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +47,13 @@ class Shard:
     number: int
     count: int
     languages: frozenset[Language] | None
+    analyzers: bool
+    """Whether the type checkers ran (else the syntax layer alone, `--no-analyzers`)."""
     units: tuple[str, ...]
-    runs: tuple[AnalyzerRun, ...]
+    generation: Generation
+    """Every file the shard parsed; those of `units` are its to give."""
+    held: Held
+    timings: tuple[Timing, ...]
     source: str
     """Where it was read from, for messages."""
 
@@ -50,24 +67,38 @@ def parse_shard(value: str) -> tuple[int, int]:
 
 
 def index_shard(path: str, revision: str, number: int, count: int, languages: frozenset[Language] | None,
-                out: str) -> Shard:  # fmt: skip
-    """Run the type checkers of shard `number` of `count` of the commit's plan; write the shard file."""
+                out: str, analyzers: bool = True, progress: Progress | None = None,
+                jobs: int | None = None) -> Shard:  # fmt: skip
+    """Index shard `number` of `count` of the commit's plan; write the shard file."""
     snap = snapshot_at(path, revision)
-    units = tuple(u.id for u in plan_snapshot(snap, languages).shards(count)[number - 1])
-    runs = tuple(analyze_units(snap, frozenset(units), languages))
-    shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, units, runs, out)
-    Path(out).write_bytes(encode(shard))
+    plan = plan_snapshot(snap, languages)
+    units = tuple(u.id for u in plan.shards(count)[number - 1])
+    part = index_units(snap, plan, units, Dependencies(plan, snap), languages, progress, jobs, analyzers, None)
+    timings = tuple(Timing(r.project.id, r.seconds, r.index is not None, r.project.id in units) for r in part.runs)
+    shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, analyzers, units,
+                  part.generation, part.held, timings, out)  # fmt: skip
+    data = encode(shard)
+    temporary = Path(f"{out}.tmp")
+    try:
+        temporary.write_bytes(data)
+        temporary.replace(out)
+    except OSError as err:
+        temporary.unlink(missing_ok=True)
+        raise KivgraphError(f"cannot write the shard to {out}: {err.strerror}") from err
     return shard
 
 
 def encode(shard: Shard) -> bytes:
-    runs = [{"analyzer": r.project.spec.name, "root": r.project.root, "language": r.project.language.value,
-             "seconds": r.seconds, "output": r.output if r.index is not None else None,
-             "invisible": [[s.reason, s.language.value, s.scope, s.path, s.detail] for s in r.invisible],
-             "local_modules": [list(m) for m in r.local_modules]} for r in shard.runs]  # fmt: skip
+    edges = [[e.source, e.target, e.kind.value, e.confidence.value, e.provenance.value, e.file, e.line, name]
+             for e, name in shard.held if isinstance(e, Edge)]  # fmt: skip
+    unresolved = [[u.reason, u.language.value, u.file, u.line, u.requested_package, u.requested_symbol, u.source,
+                   u.detail, name] for u, name in shard.held if isinstance(u, Unresolved)]  # fmt: skip
     body = {"kivgraph": __version__, "repository": shard.repository, "commit": shard.commit, "tree": shard.tree,
-            "shard": [shard.number, shard.count], "units": list(shard.units), "runs": runs,
-            "languages": None if shard.languages is None else sorted(x.value for x in shard.languages)}  # fmt: skip
+            "shard": [shard.number, shard.count], "analyzers": shard.analyzers, "units": list(shard.units),
+            "languages": None if shard.languages is None else sorted(x.value for x in shard.languages),
+            "timings": [[t.unit, t.seconds, t.indexed, t.own] for t in shard.timings],
+            "generation": codec.encode(shard.generation), "held_edges": edges,
+            "held_unresolved": unresolved}  # fmt: skip
     return MAGIC + zstandard.ZstdCompressor(level=3).compress(cbor2.dumps(body))
 
 
@@ -78,7 +109,12 @@ def read_shard(path: str) -> Shard:
     except OSError as err:
         raise InvalidArgumentError(f"cannot read the shard {path}: {err.strerror}") from err
     if not data.startswith(MAGIC):
-        raise InvalidArgumentError(f"{path} is not a kivgraph shard file (write one with `kivgraph index --shard K/N`)")
+        older = data.startswith(b"KIVGRAPH-SHARD-")
+        raise InvalidArgumentError(
+            f"{path} is a shard file of another kivgraph version: index the shards again with this one"
+            if older
+            else f"{path} is not a kivgraph shard file (write one with `kivgraph index --shard K/N`)"
+        )
     try:
         raw = zstandard.ZstdDecompressor().decompress(
             data[len(MAGIC) :], max_output_size=min(MAX_BYTES, MAX_EXPANSION * len(data))
@@ -91,39 +127,100 @@ def read_shard(path: str) -> Shard:
 
 def _shard(body: object, path: str) -> Shard:
     fields = _object(body, "the shard")
+    made_by = _text(fields["kivgraph"])
+    if made_by != __version__:
+        raise InvalidArgumentError(f"{path} was indexed by kivgraph {made_by}; this is {__version__}: "
+                                   "index every shard with the version that merges them")  # fmt: skip
     number, count = (_number(x) for x in _list(fields["shard"], "shard"))
     if number > count:
         raise ValueError(f"shard {number}/{count}")
     names = fields["languages"]
     languages = None if names is None else frozenset(Language(_text(x)) for x in _list(names, "languages"))
-    runs: list[AnalyzerRun] = []
-    for item in _list(fields["runs"], "runs"):
-        run = _object(item, "a run")
-        spec = next((a for a in ANALYZERS if a.name == _text(run["analyzer"])), None)
-        if spec is None:
-            raise ValueError(f"unknown analyzer {run['analyzer']!r}")
-        project = Project(spec, _text(run["root"]), Language(_text(run["language"])))
-        scopes = [[_text(x) for x in _list(item, "a scope")] for item in _list(run["invisible"], "invisible")]
-        invisible = tuple(InvisibleScope(r, Language(lang), scope, where, detail)
-                          for r, lang, scope, where, detail in scopes)  # fmt: skip
-        pairs = [[_text(x) for x in _list(item, "a module")] for item in _list(run["local_modules"], "modules")]
-        modules = tuple((module, directory) for module, directory in pairs)
-        output = run["output"]
-        index = None
-        if output is not None:
-            if not isinstance(output, bytes):
-                raise ValueError("a run's output is not bytes")
-            try:
-                index = load_index(output, f"{spec.name} output for {project.root or '.'} in {path}",
-                                   spec.provenance in LOCALS_FOLLOWED)  # fmt: skip
-            except ScipIndexError as err:
-                raise ValueError(str(err)) from err
-        seconds = run["seconds"]
-        if not isinstance(seconds, int | float):
-            raise ValueError("a run's seconds is not a number")
-        runs.append(AnalyzerRun(project, index, float(seconds), invisible, modules))
+    analyzers = fields["analyzers"]
+    if not isinstance(analyzers, bool):
+        raise ValueError("analyzers is not true or false")
+    timings: list[Timing] = []
+    for item in _list(fields["timings"], "timings"):
+        unit, seconds, indexed, own = _list(item, "a timing")
+        if not isinstance(seconds, int | float) or not isinstance(indexed, bool) or not isinstance(own, bool):
+            raise ValueError("a timing is not (unit, seconds, indexed, own)")
+        timings.append(Timing(_text(unit), float(seconds), indexed, own))
+    blob = fields["generation"]
+    if not isinstance(blob, bytes):
+        raise ValueError("its generation is not bytes")
+    try:
+        generation = codec.decode(blob, f"the generation in the shard {path}")
+    except KivgraphError as err:
+        raise InvalidArgumentError(f"the shard {path} is corrupt: {err}") from err
+    held: Held = []
+    for item in _list(fields["held_edges"], "held edges"):
+        source, target, kind, confidence, provenance, file, line, name = _list(item, "a held edge")
+        edge = Edge(_text(source), _text(target), EdgeKind(_text(kind)), Confidence(_text(confidence)),
+                    Provenance(_text(provenance)), _text(file), _line(line))  # fmt: skip
+        held.append((edge, _text(name)))
+    for item in _list(fields["held_unresolved"], "held unresolved records"):
+        reason, language, file, line, package, symbol, source, detail, name = _list(item, "a held record")
+        record = Unresolved(_text(reason), Language(_text(language)), _text(file), _line(line), _text(package),
+                            _text(symbol), None if source is None else _text(source), _text(detail))  # fmt: skip
+        held.append((record, _text(name)))
     return Shard(_text(fields["repository"]), _text(fields["commit"]), _text(fields["tree"]), number, count,
-                 languages, tuple(_text(u) for u in _list(fields["units"], "units")), tuple(runs), path)  # fmt: skip
+                 languages, analyzers, tuple(_text(u) for u in _list(fields["units"], "units")), generation, held,
+                 tuple(timings), path)  # fmt: skip
+
+
+def merge(path: str, shards: Sequence[Shard]) -> Generation:
+    """The generation of the shards' commit (read with `read_shard`), composed of their rows:
+    refused unless they are the N shards of one plan of that commit, each once."""
+    if not shards:
+        raise InvalidArgumentError("merge needs the shard files of `kivgraph index --shard K/N`")
+    first = shards[0]
+    for shard in shards[1:]:
+        if (shard.commit, shard.count, shard.languages, shard.analyzers) != (
+            first.commit, first.count, first.languages, first.analyzers
+        ):  # fmt: skip
+            raise InvalidArgumentError(
+                f"{shard.source} is shard {shard.number}/{shard.count} of commit {shard.commit[:12]}, but "
+                f"{first.source} is {first.number}/{first.count} of {first.commit[:12]}, with the same languages "
+                "and type checkers: shards of one run are merged together"
+            )
+    seen: dict[int, str] = {}
+    for shard in shards:
+        if shard.number in seen:
+            raise InvalidArgumentError(
+                f"shard {shard.number}/{shard.count} is given twice: {seen[shard.number]} and {shard.source}"
+            )
+        seen[shard.number] = shard.source
+    missing = [f"{k}/{first.count}" for k in range(1, first.count + 1) if k not in seen]
+    if missing:
+        raise InvalidArgumentError(f"shard {', '.join(missing)} is missing: merge needs all {first.count}")
+    snap = snapshot_at(path, first.commit)
+    if snap.tree != first.tree:
+        raise InvalidArgumentError(
+            f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has {snap.tree[:12]}"
+        )
+    plan = plan_snapshot(snap, first.languages)
+    planned = plan.shards(first.count)
+    for shard in shards:
+        expected = tuple(u.id for u in planned[shard.number - 1])
+        if shard.units != expected:
+            raise InvalidArgumentError(
+                f"{shard.source} planned other units for shard {shard.number}/{shard.count} than this kivgraph "
+                "plans for the commit; index every shard with the same version"
+            )
+    tools = sorted({tool for shard in shards for tool in shard.generation.header.analyzers})
+    header = replace(first.generation.header, analyzers=tuple(tools), remote_url=snap.remote_url,
+                     created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))  # fmt: skip
+    parts = [Part(s.generation, frozenset(s.units), (), s.held) for s in shards]
+    try:
+        return compose(snap, plan, parts, header, first.languages, first.analyzers)
+    except PartsDisagree as err:
+        raise InvalidArgumentError(f"the shards do not make up the commit's tree: {err}") from err
+
+
+def _line(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"expected a line number, found {value!r}")
+    return value
 
 
 def _object(value: object, what: str) -> dict[str, Any]:
@@ -148,44 +245,3 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise ValueError(f"expected text, found {type(value).__name__}")
     return value
-
-
-def merge(path: str, shards: Sequence[Shard], progress: Progress | None = None, jobs: int | None = None,
-          ) -> Generation:  # fmt: skip
-    """The generation of the shards' commit (read with `read_shard`), indexed with their type
-    checkers' outputs: refused unless they are the N shards of one plan of that commit, each once."""
-    if not shards:
-        raise InvalidArgumentError("merge needs the shard files of `kivgraph index --shard K/N`")
-    first = shards[0]
-    for shard in shards[1:]:
-        if (shard.commit, shard.count, shard.languages) != (first.commit, first.count, first.languages):
-            raise InvalidArgumentError(
-                f"{shard.source} is shard {shard.number}/{shard.count} of commit {shard.commit[:12]}, but "
-                f"{first.source} is {first.number}/{first.count} of {first.commit[:12]}, with the same languages: "
-                "shards of one run are merged together"
-            )
-    seen: dict[int, str] = {}
-    for shard in shards:
-        if shard.number in seen:
-            raise InvalidArgumentError(
-                f"shard {shard.number}/{shard.count} is given twice: {seen[shard.number]} and {shard.source}"
-            )
-        seen[shard.number] = shard.source
-    missing = [f"{k}/{first.count}" for k in range(1, first.count + 1) if k not in seen]
-    if missing:
-        raise InvalidArgumentError(f"shard {', '.join(missing)} is missing: merge needs all {first.count}")
-    snap = snapshot_at(path, first.commit)
-    if snap.tree != first.tree:
-        raise InvalidArgumentError(
-            f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has {snap.tree[:12]}"
-        )
-    planned = plan_snapshot(snap, first.languages).shards(first.count)
-    for shard in shards:
-        expected = tuple(u.id for u in planned[shard.number - 1])
-        if shard.units != expected:
-            raise InvalidArgumentError(
-                f"{shard.source} planned other units for shard {shard.number}/{shard.count} than this kivgraph "
-                "plans for the commit; index every shard with the same version"
-            )
-    runs = [run for shard in shards for run in shard.runs]
-    return index_snapshot(snap, first.languages, progress, jobs, (), False, runs)

@@ -1,7 +1,8 @@
-"""Sharded indexing on a real repository of three Go modules (one a library the others require and
-replace): `kivgraph index --shard K/N` runs scip-go on its shard's modules, `kivgraph merge` joins the
-shard files, and the generation is the one a single `kivgraph index` makes. Shards that are not
-the N of one run are refused by name."""
+"""Sharded indexing on real repositories (three Go modules, one a library the others require and
+replace; a tree of every kind of unit): `kivgraph index --shard K/N` indexes its shard's units with
+what they depend on, `kivgraph merge` composes the shard files, and the generation is the one a
+single `kivgraph index` makes — blind spots that wait on a name declared in another shard included.
+Shards that are not the N of one run, or not of this kivgraph, are refused by name."""
 
 import json
 from dataclasses import replace
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 
 from kivgraph.cli import cli
 from kivgraph.model import Generation
-from kivgraph.shard import MAGIC
+from kivgraph.shard import MAGIC, read_shard
 from kivgraph.store import load_from_file, load_from_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
@@ -86,7 +87,10 @@ def test_a_shard_runs_only_its_units_and_says_so(modules: tuple[Repo, Path]):
                            str(work / "again.kshard"), "--json"))  # fmt: skip
     second = json.loads(run("plan", str(repo.path), "--languages", "go", "--shards", "2", "--json"))
     assert first["units"] == second["shards"][0]["units"]
-    assert [r["unit"] for r in first["runs"]] == first["units"] and all(r["indexed"] for r in first["runs"])
+    assert [r["unit"] for r in first["runs"] if r["own"]] == first["units"] and all(r["indexed"] for r in first["runs"])
+    # What its modules use is type-checked with them (Go's index of a use names the module it is in).
+    used = {r["unit"] for r in first["runs"] if not r["own"]}
+    assert used <= {"scip-go:lib"} and (used or "scip-go:lib" in first["units"])
 
 
 def test_shards_that_are_not_the_n_of_one_run_are_refused_by_name(modules: tuple[Repo, Path], tmp_path: Path):
@@ -119,3 +123,86 @@ def test_shard_options_that_make_no_sense_are_refused(modules: tuple[Repo, Path]
                  ["--shard", "one", "--out", "x"]):  # fmt: skip
         result = CliRunner().invoke(cli, ["index", str(repo.path), *args])
         assert result.exit_code != 0 and "--shard" in result.output and "Traceback" not in result.output
+
+
+def shards_and_one(repo: Repo, work: Path, count: int, *options: str) -> tuple[Generation, Generation]:
+    """(the generation of one run, the merge of `count` shards), made with `options`."""
+    run("index", str(repo.path), *options, "--out", str(work / "one.kgen"))
+    files = [str(work / f"s{k}.kshard") for k in range(1, count + 1)]
+    for k, file in enumerate(files, 1):
+        run("index", str(repo.path), *options, "--shard", f"{k}/{count}", "--out", file)
+    run("merge", *files, "--repo", str(repo.path), "--out", str(work / "merged.kgen"))
+    return load_from_file(str(work / "one.kgen")), load_from_file(str(work / "merged.kgen"))
+
+
+NAMED_ELSEWHERE: dict[str, str | bytes] = {
+    "a/go.mod": "module example.com/a\n\ngo 1.21\n",
+    "a/a.go": "package a\n\ntype T struct{}\n\nfunc F() {\n\tvar t T\n\tt.Missing()\n\tUndeclared()\n}\n",
+    "c/go.mod": "module example.com/c\n\ngo 1.21\n",
+    "c/c.go": "package c\n\n// Missing and Undeclared are declared here only.\nfunc Missing() {}\n\n"
+    "func Undeclared() {}\n\n" + "".join(f"func Pad{i}() {{}}\n" for i in range(20)),
+}
+
+
+def test_a_blind_spot_waiting_on_a_name_declared_in_another_shard_is_decided_at_the_merge(make_repo,
+                                                                                           tmp_path: Path):  # fmt: skip
+    repo = make_repo(NAMED_ELSEWHERE)
+    plan = json.loads(run("plan", str(repo.path), "--shards", "2", "--json"))
+    assert sorted(s["units"] for s in plan["shards"]) == [["scip-go:a"], ["scip-go:c"]]
+    one, merged = shards_and_one(repo, tmp_path, 2, "--no-analyzers")
+    same(one, merged)
+    # Syntax cannot tell `t.Missing` or `Undeclared` from c's functions of those names (only a type
+    # checker knows a does not reach them): both stay blind spots, as in one run.
+    found = {(u.reason, u.requested_symbol) for u in merged.unresolved if u.file == "a/a.go"}
+    assert {("MEMBER_NOT_FOUND", "Missing"), ("NAME_NOT_RESOLVED", "Undeclared")} <= found
+    key = {s.qualified_name: s.key for s in merged.symbols if s.file == "a/a.go"}
+    assert any((e.source, e.target, e.line) == (key["F"], key["T"], 7) for e in merged.edges)
+    # a's shard could not see c's declarations: it held them for the merge to decide.
+    k = next(k for k, s in enumerate(plan["shards"], 1) if s["units"] == ["scip-go:a"])
+    held = read_shard(str(tmp_path / f"s{k}.kshard")).held
+    assert {name for _, name in held} == {"Missing", "Undeclared"}
+
+
+POLYGLOT: dict[str, str | bytes] = {
+    **TREE,
+    "web/tsconfig.json": '{"compilerOptions": {"strict": true, "allowJs": true}, "include": ["src"]}\n',
+    "web/src/util.ts": "export function shout(s: string): string {\n  return s.toUpperCase();\n}\n",
+    "web/src/main.ts": 'import { shout } from "./util";\nimport { build } from "../../scripts/build";\n\n'
+    'export const hello = (): string => shout("hi") + build();\n',
+    "py/pyproject.toml": '[project]\nname = "tools"\nversion = "0"\n',
+    "py/pkg/__init__.py": "",
+    "py/pkg/core.py": "def base():\n    return 1\n\n\ndef unseen(x):\n    return x.nowhere_declared()\n",
+    "py/run.py": "from pkg.core import base\n\n\ndef main():\n    return base()\n",
+    "scripts/build.js": "function build() {\n  return 1;\n}\nmodule.exports = { build };\n",
+    "native/lib.rs": "pub fn native() -> u32 {\n    helper()\n}\n\nfn helper() -> u32 {\n    1\n}\n",
+}
+
+
+@pytest.mark.parametrize("count", [3])
+def test_every_kind_of_unit_sharded_makes_the_generation_of_one_run(make_repo, tmp_path: Path, count: int):
+    for analyzer in ("scip-go", "scip-typescript", "scip-python"):
+        require(analyzer)
+    repo = make_repo(POLYGLOT)
+    one, merged = shards_and_one(repo, tmp_path, count)
+    same(one, merged)
+    assert {f.language.value for f in merged.files} >= {"go", "typescript", "javascript", "python", "rust"}
+    assert any(e.file == "web/src/main.ts" and e.confidence.value == "EXACT_TYPECHECKED" for e in merged.edges)
+
+
+def test_shards_of_another_kivgraph_are_refused(modules: tuple[Repo, Path], tmp_path: Path):
+    import cbor2
+    import zstandard
+
+    repo, work = modules
+    data = (work / "s1.kshard").read_bytes()
+    body = cbor2.loads(zstandard.ZstdDecompressor().decompress(data[len(MAGIC) :]))
+    body["kivgraph"] = "0.0.1"
+    older = tmp_path / "older.kshard"
+    older.write_bytes(MAGIC + zstandard.ZstdCompressor().compress(cbor2.dumps(body)))
+    first = tmp_path / "first.kshard"
+    first.write_bytes(b"KIVGRAPH-SHARD-1\n" + data[len(MAGIC) :])
+    for file in (older, first):
+        result = CliRunner().invoke(cli, ["merge", str(file), str(work / "s2.kshard"), "--repo", str(repo.path),
+                                          "--out", str(tmp_path / "x")])  # fmt: skip
+        assert result.exit_code != 0 and "Traceback" not in result.output
+        assert "kivgraph" in result.output and ("0.0.1" in result.output or "another kivgraph" in result.output)

@@ -6,7 +6,7 @@ references and unresolved records; it never picks between two same-named declara
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from kivgraph.languages import LanguageAdapter, ModuleTarget, RepoLayout
@@ -88,10 +88,20 @@ class Outcome:
     detail: str = ""
     language: Language | None = None
     """For EXTERNAL: the language whose separator joins the symbol path."""
+    named: bool = False
+    """A blind spot that exists only if some declaration in the tree has `symbol`'s name (a use no
+    declaration could be hides nothing of ours): see Held."""
 
 
 LOCAL = Outcome(Status.LOCAL)
 NOTHING = Outcome(Status.NOTHING)
+
+
+Held = list[tuple[Edge | Unresolved, str]]
+"""Rows whose existence waits on a name: a blind spot (and the edge to where its path stopped) is
+recorded only when some declaration in the tree carries the name it looked for. Facts hold back
+those whose name no declaration in sight has; a caller that sees only part of the tree (a shard,
+kivgraph/units.py) decides them once every declaration is known, and one that sees all drops them."""
 
 
 @dataclass(slots=True)
@@ -99,6 +109,7 @@ class Facts:
     edges: list[Edge]
     external_references: list[ExternalReference]
     unresolved: list[Unresolved]
+    held: Held = field(default_factory=Held)
 
 
 class Resolver:
@@ -111,7 +122,8 @@ class Resolver:
     ) -> None:
         """`names_elsewhere`: the names declared in files of the tree not given here (kivgraph/reuse.py
         resolves a few units): a use no declaration could be is not recorded as unresolved, so
-        which names exist anywhere in the tree decides what is."""
+        which names exist anywhere in the tree decides what is; a row waiting on a name declared
+        nowhere in sight is held (Facts.held)."""
         self.files = files
         self.layout = layout
         self.adapters = adapters
@@ -362,9 +374,7 @@ class Resolver:
             return self.choose_refs(found, head, rest, depth)
         if head in adapter.builtins:
             return NOTHING
-        if head in self.names:
-            return Outcome(Status.UNRESOLVED, reason="NAME_NOT_RESOLVED", symbol=head)
-        return NOTHING
+        return Outcome(Status.UNRESOLVED, reason="NAME_NOT_RESOLVED", symbol=head, named=True)
 
     def via_import(self, f: FileScopes, imp: Import, rest: tuple[str, ...], depth: int) -> Outcome:
         target = self.module(f, imp.module)
@@ -487,15 +497,14 @@ class Resolver:
                 return self.unknown_receiver(name, target)
             return self.then(Outcome(Status.DECL, decl=typed), (name,), depth + 1)
         if not members:
-            if name in self.names:
-                return Outcome(
-                    Status.UNRESOLVED,
-                    reason="MEMBER_NOT_FOUND",
-                    symbol=name,
-                    via=target,
-                    detail=f"{f.qualified_names[target.index]} has no member {name} that syntax can see",
-                )
-            return Outcome(Status.NOTHING)
+            return Outcome(
+                Status.UNRESOLVED,
+                reason="MEMBER_NOT_FOUND",
+                symbol=name,
+                via=target,
+                detail=f"{f.qualified_names[target.index]} has no member {name} that syntax can see",
+                named=True,
+            )
         return self.choose_refs(members, name, (), depth)
 
     def declared_type(self, target: DeclRef, depth: int) -> DeclRef | None:
@@ -602,7 +611,7 @@ class Resolver:
         return self.then(outcome, rest, depth) if rest else outcome
 
     def unknown_receiver(self, name: str, via: DeclRef | None) -> Outcome:
-        return Outcome(Status.UNKNOWN_RECEIVER, reason="RECEIVER_TYPE_UNKNOWN", symbol=name, via=via)
+        return Outcome(Status.UNKNOWN_RECEIVER, reason="RECEIVER_TYPE_UNKNOWN", symbol=name, via=via, named=True)
 
 
 VALUE_KINDS = frozenset({SymbolKind.CONSTANT, SymbolKind.VARIABLE, SymbolKind.FIELD, SymbolKind.PROPERTY})
@@ -617,6 +626,7 @@ class _Sink:
         self.facts = Facts([], [], [])
         self.seen_edges: set[tuple[str, str, EdgeKind, int]] = set()
         self.seen: set[ExternalReference | Unresolved] = set()
+        self.held: set[Edge | Unresolved] = set()
 
     def edge(
         self,
@@ -654,11 +664,30 @@ class _Sink:
         elif o.status is Status.EXTERNAL:
             self._record(ExternalReference(source, f.language, o.package, o.symbol, f.path, line, kind=decl_kind))
         elif o.status in (Status.UNRESOLVED, Status.UNKNOWN_RECEIVER):
+            record = Unresolved(o.reason, f.language, f.path, line, o.package, o.symbol, source, o.detail)
+            if o.named and o.symbol not in self.resolver.names:
+                # Nothing in sight carries that name: it cannot hide a use of ours unless a
+                # declaration out of sight does. A receiver of unknown type was still reached.
+                if o.via is not None and o.status is Status.UNKNOWN_RECEIVER:
+                    self.edge(source, o.via, EdgeKind.REFERENCES, f, line)
+                elif o.via is not None:
+                    self._hold(self._edge_row(source, o.via, EdgeKind.REFERENCES, f, line), o.symbol)
+                self._hold(record, o.symbol)
+                return
             if o.via is not None:
                 self.edge(source, o.via, EdgeKind.REFERENCES, f, line)
-            if o.status is Status.UNKNOWN_RECEIVER and o.symbol not in self.resolver.names:
-                return  # nothing in this repository carries that name: it cannot hide a use of ours
-            self._record(Unresolved(o.reason, f.language, f.path, line, o.package, o.symbol, source, o.detail))
+            self._record(record)
+
+    def _edge_row(self, source: str, target: DeclRef, kind: EdgeKind, f: FileScopes, line: int) -> Edge | None:
+        target_key = self.resolver.key(target)
+        if target_key is None:
+            return None
+        return Edge(source, target_key, kind, Confidence.CANDIDATE, Provenance.TREE_SITTER, f.path, line)
+
+    def _hold(self, row: Edge | Unresolved | None, name: str) -> None:
+        if row is not None and row not in self.held:
+            self.held.add(row)
+            self.facts.held.append((row, name))
 
     def _record(self, record: ExternalReference | Unresolved) -> None:
         if record in self.seen:

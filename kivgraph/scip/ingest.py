@@ -554,33 +554,34 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
     """
     exact, covered = ingested.facts, ingested.covered
     exact_pairs = {(e.source, e.target) for e in exact.edges}
-    kept_edges = [
-        e
-        for e in syntax.edges
-        if e.file not in covered
-        or e.kind is EdgeKind.METHOD_OF
-        # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
-        # stay, as candidates, unless the type checker connected the same pair.
-        or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
-        # scip-go names an imported package by a symbol no declaration carries: the syntax layer's
-        # edges to the package's files stay.
-        or (e.kind is EdgeKind.IMPORTS_SYMBOL and e.file.endswith(".go"))
-        or (
-            (e.file, e.line, e.source) in ingested.shorthands
-            and e.kind in (EdgeKind.ASSIGNS_FUNCTION, EdgeKind.REFERENCES)
-            and (e.source, e.target) not in exact_pairs
+
+    def edge_kept(e: Edge) -> bool:
+        return (
+            e.file not in covered
+            or e.kind is EdgeKind.METHOD_OF
+            # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
+            # stay, as candidates, unless the type checker connected the same pair.
+            or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
+            # scip-go names an imported package by a symbol no declaration carries: the syntax layer's
+            # edges to the package's files stay.
+            or (e.kind is EdgeKind.IMPORTS_SYMBOL and e.file.endswith(".go"))
+            or (
+                (e.file, e.line, e.source) in ingested.shorthands
+                and e.kind in (EdgeKind.ASSIGNS_FUNCTION, EdgeKind.REFERENCES)
+                and (e.source, e.target) not in exact_pairs
+            )
         )
-    ]
-    kept_edges = _confirm_trait_members(kept_edges, exact.edges, syntax.edges)
+
+    def unresolved_kept(u: Unresolved) -> bool:
+        return u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
+
+    kept_edges = _confirm_trait_members([e for e in syntax.edges if edge_kept(e)], exact.edges, syntax.edges)
     kept_external = [x for x in syntax.external_references if x.file not in covered]
-    kept_unresolved: list[Unresolved] = [
-        u
-        for u in syntax.unresolved
-        if u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
-    ]
     # The exact layer's own blind spots (a use it could not settle) stay beside the fallback's.
-    unresolved = kept_unresolved + exact.unresolved
-    return Facts(kept_edges + exact.edges, kept_external + exact.external_references, unresolved)
+    unresolved = [u for u in syntax.unresolved if unresolved_kept(u)] + exact.unresolved
+    held = [(row, name) for row, name in syntax.held
+            if (edge_kept(row) if isinstance(row, Edge) else unresolved_kept(row))]  # fmt: skip
+    return Facts(kept_edges + exact.edges, kept_external + exact.external_references, unresolved, held)
 
 
 def _confirm_trait_members(kept: list[Edge], exact: list[Edge], syntax: list[Edge]) -> list[Edge]:

@@ -61,8 +61,6 @@ class AnalyzerRun:
     local_modules: tuple[tuple[str, str], ...] = ()
     """Go: (module path, tree-relative directory) of each module its packages were loaded from
     inside the tree — itself, and siblings reached through `replace` or go.work."""
-    output: bytes = b""
-    """The indexer's SCIP output as written, when kept for a shard file (kivgraph/shard.py)."""
 
 
 def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
@@ -134,7 +132,6 @@ ANALYZER_FAILURES = frozenset({"ANALYZER_UNAVAILABLE", "ANALYZER_TIMEOUT", "ANAL
 
 def run_project(
     project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None = None,
-    keep_output: bool = False,
 ) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
     commit; `origin` is then the working tree the copy stands for, if any)."""
@@ -197,8 +194,7 @@ def run_project(
         output.unlink(missing_ok=True)
     if not index.documents:
         return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
-    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local,
-                       written if keep_output else b"")  # fmt: skip
+    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local)
 
 
 LOCAL_REPLACEMENT = re.compile(r"(=>\s*)(\.{1,2}/[^\s]*|\.{1,2})(\s*$)", re.MULTILINE)
@@ -476,15 +472,12 @@ class Analysis:
         worktree: str | None,
         in_place: bool = False,
         only: frozenset[str] | None = None,
-        shard: bool = False,
     ) -> None:
         """`only`: run just the projects with these ids, and state nothing of the whole tree (the
-        caller does: the merge of `kivgraph index --shard`, or reuse of a parent's generation).
-        `shard`: keep their outputs, unmerged, for a shard file."""
+        caller does: kivgraph/units.py, which indexes a few units)."""
         paths = [p for p, _ in files]
         self.left_out = unconfigured(paths, languages) if only is None else []
         wanted = [p for p in projects(paths, languages) if only is None or p.id in only]
-        self.merged = not shard
         self.in_place = bool(in_place and worktree)
         self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kivgraph-analyzers")
@@ -505,18 +498,7 @@ class Analysis:
                     contents = [(path, read()) for path, read in files]
                     self.copy = self.pool.submit(materialize, contents, worktree, tree)
             origin = Path(worktree) if worktree else None
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin,
-                                                 shard))  # fmt: skip
-
-    @classmethod
-    def done(cls, paths: list[str], languages: frozenset[Language], runs: list[AnalyzerRun]) -> "Analysis":
-        """An analysis whose runs happened elsewhere (the shards of `kivgraph merge`): the tree's runs
-        in the order one analysis would have made them, merged as it would have."""
-        analysis = cls([], languages, None)
-        analysis.left_out = unconfigured(paths, languages)
-        order = {project.id: n for n, project in enumerate(projects(paths, languages))}
-        analysis.runs = merge_go(sorted(runs, key=lambda r: order.get(r.project.id, len(order))))
-        return analysis
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin))
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:
@@ -524,7 +506,7 @@ class Analysis:
                 if self.copy is not None:
                     self.copy.result()  # a tree that could not be written out is an error, not a blind spot
                 self.unmerged = [future.result() for future in self.pending]
-                self.runs = merge_go(self.unmerged) if self.merged else self.unmerged
+                self.runs = merge_go(self.unmerged)
             return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)

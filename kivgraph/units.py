@@ -1,0 +1,296 @@
+"""Part of a tree indexed by itself: some of the plan's units (kivgraph/plan.py) with the units they
+depend on, and one generation composed of such parts by which unit owns each file.
+
+Reuse across commits (kivgraph/reuse.py: an ancestor's rows and the changed units') and sharded
+indexing (kivgraph/shard.py: each shard's units) are both made of these two steps.
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from kivgraph.indexing import (
+    MAX_FILE_BYTES,
+    Progress,
+    Snapshot,
+    TreeFile,
+    index_snapshot,
+    is_file_module,
+    utf8_path,
+)
+from kivgraph.languages import language_of
+from kivgraph.languages.resolve import Held
+from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, Unresolved
+from kivgraph.plan import SYNTAX, Plan, Unit
+from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
+
+SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
+ANALYZER_LANGUAGES = {
+    "scip-go": frozenset({Language.GO}),
+    "scip-typescript": SCRIPT_LANGUAGES,
+    "rust-analyzer": frozenset({Language.RUST}),
+    "scip-python": frozenset({Language.PYTHON}),
+}
+
+_GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+_GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
+_GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
+
+
+def go_imports(data: bytes) -> list[str]:
+    """The import paths a Go file names."""
+    paths = [m.group(1) for m in _GO_IMPORT.finditer(data)]
+    paths += [p for block in _GO_IMPORT_BLOCK.finditer(data) for p in _GO_BLOCK_PATH.findall(block.group(1))]
+    return [p.decode("utf-8", "replace") for p in paths]
+
+
+def inside(path: str, root: str) -> bool:
+    return root == "" or path == root or path.startswith(root + "/")
+
+
+def languages_of(unit: Unit) -> frozenset[Language]:
+    if unit.analyzer == SYNTAX:
+        return frozenset(lang for p in unit.files if (lang := language_of(p)) is not None)
+    return ANALYZER_LANGUAGES.get(unit.analyzer, frozenset({Language(unit.language)}))
+
+
+class Dependencies:
+    """Which units a unit's uses may reach: what its manifests declare, every Go module under a
+    go.work, any unit whose files a script or syntax-only unit could import by path (the same
+    languages), the units whose name its files spell, and what an earlier generation's edges show
+    it used. Without an earlier generation, only Go's reach is known for certain (a package is
+    imported by its module's path): a unit of another language reaches every unit of its languages."""
+
+    def __init__(self, plan: Plan, snap: Snapshot, earlier: Generation | None = None) -> None:
+        self.plan, self.snap = plan, snap
+        self.by_id = {u.id: u for u in plan.units}
+        self.files = {f.path: f for f in snap.files}
+        self.used: dict[str, set[str]] | None = None
+        if earlier is not None:
+            owner = plan.owners()
+            file_of = {s.key: s.file for s in earlier.symbols}
+            self.used = {}
+            for edge in earlier.edges:
+                source, target = owner.get(edge.file), owner.get(file_of.get(edge.target, ""))
+                if source is not None and target is not None and source is not target:
+                    self.used.setdefault(source.id, set()).add(target.id)
+        self.workspace = any(p.rpartition("/")[2] == "go.work" for p in self.files)
+        self.mentions: dict[str, set[str]] = {}
+        self._of: dict[str, set[str]] = {}
+
+    def of(self, unit: Unit) -> set[str]:
+        if unit.id in self._of:
+            return self._of[unit.id]
+        used: set[str] = self.used.get(unit.id, set()) if self.used is not None else set()
+        found = set(unit.depends_on) | used | self._spelled(unit)
+        languages = languages_of(unit)
+        unseen = self.used is None and unit.analyzer != "scip-go"
+        for other in self.plan.units:
+            if other is unit:
+                continue
+            workspace = self.workspace and unit.analyzer == other.analyzer == "scip-go"
+            reaches = unit.analyzer == SYNTAX or languages & SCRIPT_LANGUAGES or unseen
+            by_path = reaches and languages & languages_of(other)
+            if workspace or by_path:
+                found.add(other.id)
+        self._of[unit.id] = found
+        return found
+
+    def closure(self, units: Iterable[str]) -> set[str]:
+        seen = set(units)
+        stack = list(seen)
+        while stack:
+            for dep in self.of(self.by_id[stack.pop()]):
+                if dep not in seen:
+                    seen.add(dep)
+                    stack.append(dep)
+        return seen
+
+    def dependents(self, unit: Unit) -> set[str]:
+        return {u.id for u in self.plan.units if u is not unit and unit.id in self.of(u)}
+
+    def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:
+        """The units (but `skipped`) whose files spell one of `names` as a word, with the first found."""
+        if not names:
+            return {}
+        words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+        pattern = re.compile(rb"(?<![\w$])(" + words + rb")(?![\w$])")
+        found: dict[str, str] = {}
+        for unit in self.plan.units:
+            if unit.id in skipped:
+                continue
+            for path in unit.files:
+                data = self._bytes(path)
+                hit = pattern.search(data) if data is not None else None
+                if hit is not None:
+                    found[unit.id] = f"a name it spells is declared or gone: {hit.group(1).decode()}"
+                    break
+        return found
+
+    def _bytes(self, path: str) -> bytes | None:
+        tree_file = self.files.get(path)
+        if tree_file is None or tree_file.symlink or tree_file.size > MAX_FILE_BYTES:
+            return None
+        return tree_file.read()
+
+    def _spelled(self, unit: Unit) -> set[str]:
+        """The analyzed units whose name (a Go module path, an npm or crate name) its files contain."""
+        if unit.id not in self.mentions:
+            names = {u.name: u.id for u in self.plan.units
+                     if u.analyzer != SYNTAX and u is not unit and u.name != (u.root or ".")}  # fmt: skip
+            found: set[str] = set()
+            for path in unit.files if names else ():
+                data = self._bytes(path)
+                if data is None:
+                    continue
+                if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
+                    imported = set(go_imports(data))
+                    found |= {i for n, i in names.items() if any(p == n or p.startswith(n + "/") for p in imported)}
+                else:
+                    found |= {i for n, i in names.items() if i not in found and n.encode() in data}
+            self.mentions[unit.id] = found
+        return self.mentions[unit.id]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Some units indexed with what they depend on: rows for every file it parsed, of which those
+    of `units` are the ones to take."""
+
+    generation: Generation
+    units: frozenset[str]
+    runs: tuple[AnalyzerRun, ...]
+    """Each type checker's run, one per unit it checked (Go's before they were merged)."""
+    held: Held
+    """Rows waiting on a name no declaration in sight has (see Held); empty unless asked for."""
+
+
+def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Dependencies,
+                languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
+                run_analyzers: bool, names_elsewhere: frozenset[str] | None) -> Part:  # fmt: skip
+    """Index `units` with the units they depend on (for their declarations); the type checkers run
+    on `units`, and on every Go module among the rest (Go's index of a module names what it uses by
+    the index of the module declaring it).
+
+    `names_elsewhere`: the names declared in the files of the units left out, when known; when
+    None, the rows waiting on a name are kept in the part (Part.held) for the caller to decide."""
+    chosen = set(units)
+    closure = depends.closure(chosen)
+    owner = plan.owners()
+    roots = sorted((u.root for u in plan.units if u.analyzer != SYNTAX and u.root), key=len, reverse=True)
+    kept_roots = {depends.by_id[i].root for i in closure}
+
+    def wanted(path: str, symlink: bool) -> bool:
+        if symlink or not utf8_path(path):
+            return True  # recorded, never read
+        unit = owner.get(path)
+        if unit is not None:
+            return unit.id in closure
+        if language_of(path) is not None and (languages is None or language_of(path) in languages):
+            return False
+        holder = next((r for r in roots if path.startswith(r + "/")), None)
+        return holder is None or holder in kept_roots
+
+    part = replace(snap, files=[f for f in snap.files if wanted(f.path, f.symlink)])
+    analysis: Analysis | None = None
+    if run_analyzers:
+        checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX
+                            and (i in chosen or depends.by_id[i].analyzer == "scip-go"))  # fmt: skip
+        tree = [(f.path, f.read) for f in readable(part)]
+        analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
+                            checked)  # fmt: skip
+    held: Held = []
+    generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
+                                names_elsewhere=names_elsewhere or frozenset(),
+                                keep_held=held if names_elsewhere is None else None)  # fmt: skip
+    runs = tuple(analysis.unmerged) if analysis is not None else ()
+    return Part(generation, frozenset(chosen), runs, held)
+
+
+def owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
+    """The analyzed unit a type checker's blind spot is in: the deepest whose root holds its path."""
+    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in languages_of(u)
+               and inside(scope.path, u.root)]  # fmt: skip
+    return max(holders, key=lambda u: len(u.root)) if holders else None
+
+
+class PartsDisagree(Exception):
+    """The parts do not make up the tree: a file none of them stands for."""
+
+
+def compose(snap: Snapshot, plan: Plan, parts: Sequence[Part], header: GenerationHeader,
+            languages: frozenset[Language] | None, run_analyzers: bool) -> Generation:  # fmt: skip
+    """One generation of the tree from its parts: each file's rows from the part of the unit that
+    owns it (a file no unit owns, from the last part); the tree's own blind spots anew. Rows held
+    for a name are decided here, now that every declaration is known."""
+    owner = plan.owners()
+    taken = {unit: i for i, part in enumerate(parts) for unit in part.units}
+    last = len(parts) - 1
+
+    def source(path: str) -> int:
+        unit = owner.get(path)
+        return last if unit is None else taken.get(unit.id, -1)
+
+    giver = {f.path: i for i, part in enumerate(parts) for f in part.generation.files if source(f.path) == i}
+    """The part each file's rows are taken from (a row of no file's, from the last)."""
+    files = {f.path: f for i, part in enumerate(parts) for f in part.generation.files if giver.get(f.path) == i}
+    order = [f.path for f in snap.files if f.path in files]
+    if len(order) != len(files):
+        raise PartsDisagree("the files of the parts do not make up the tree")
+    symbols = [s for i, part in enumerate(parts) for s in part.generation.symbols if giver.get(s.file, last) == i]
+    used = {s.package for s in symbols}
+    packages = {p.id: p for part in parts for p in part.generation.packages if p.id in used}
+
+    scopes: list[InvisibleScope] = []
+    for i, part in enumerate(parts):
+        for scope in part.generation.invisible_scopes:
+            if scope.reason == "PATH_NOT_UTF8" or scope.reason == "PROJECT_NOT_CONFIGURED" and scope.path == "":
+                continue
+            unit = owner_of_scope(plan, scope)
+            if unit is not None and taken.get(unit.id) == i:
+                scopes.append(scope)
+    scopes += [s for s in parts[last].generation.invisible_scopes if s.reason == "PATH_NOT_UTF8"]
+    if run_analyzers:
+        scopes += unconfigured([f.path for f in readable(snap)], present(snap, languages))
+
+    edges = [e for i, part in enumerate(parts) for e in part.generation.edges if giver.get(e.file, last) == i]
+    unresolved = [u for i, part in enumerate(parts) for u in part.generation.unresolved
+                  if giver.get(u.file, last) == i]  # fmt: skip
+    external = [x for i, part in enumerate(parts) for x in part.generation.external_references
+                if giver.get(x.file, last) == i]  # fmt: skip
+    held = [(row, name) for i, part in enumerate(parts) for row, name in part.held if giver.get(row.file, last) == i]
+    _decide(held, edges, unresolved, {s.name for s in symbols if not is_file_module(s)})
+    return Generation(
+        header=replace(header, languages=tuple(sorted({f.language for f in files.values()}))),
+        files=tuple(files[p] for p in order),
+        packages=tuple(sorted(packages.values(), key=lambda p: p.id)),
+        symbols=tuple(symbols),
+        edges=tuple(edges),
+        external_references=tuple(external),
+        unresolved=tuple(unresolved),
+        invisible_scopes=tuple(scopes),
+    )
+
+
+def _decide(held: Held, edges: list[Edge], unresolved: list[Unresolved], names: set[str]) -> None:
+    """Add to the rows those held for a name some declaration of the tree has (an edge once: the
+    resolver writes one per source, target, kind and line)."""
+    admitted = [row for row, name in held if name in names]
+    files = {r.file for r in admitted if isinstance(r, Edge)}
+    seen = {(e.source, e.target, e.kind, e.line) for e in edges if e.file in files}
+    for row in admitted:
+        if isinstance(row, Unresolved):
+            unresolved.append(row)
+        elif (row.source, row.target, row.kind, row.line) not in seen:
+            seen.add((row.source, row.target, row.kind, row.line))
+            edges.append(row)
+
+
+def readable(snap: Snapshot) -> list[TreeFile]:
+    """The files indexing reads: named in UTF-8, not links, not too large."""
+    return [f for f in snap.files if utf8_path(f.path) and not f.symlink and f.size <= MAX_FILE_BYTES]
+
+
+def present(snap: Snapshot, languages: frozenset[Language] | None) -> frozenset[Language]:
+    found = {lang for f in snap.files if utf8_path(f.path) and (lang := language_of(f.path)) is not None}
+    return frozenset(found if languages is None else found & languages)
