@@ -418,7 +418,7 @@ def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool, ex
 @click.argument("path", default=".", type=click.Path(file_okay=False))
 @click.option("--commit", "revision", default="HEAD", show_default=True, help="Revision whose tree is planned.")
 @click.option("--languages", help="Comma-separated languages to plan for (default: every one found).")
-@click.option("--shards", type=click.IntRange(min=1), help="Also balance the units over N shards, by size.")
+@click.option("--shards", type=click.IntRange(min=1), help="Also balance the units over N shards, by their work.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 def plan_command(path: str, revision: str, languages: str | None, shards: int | None, as_json: bool) -> None:
     """The units of work of the tree at PATH: each analyzer project root (go.mod, topmost tsconfig.json,
@@ -436,7 +436,8 @@ def plan_command(path: str, revision: str, languages: str | None, shards: int | 
                                   "cyclic": list(planned.cyclic)}  # fmt: skip
         if shards:
             result["shards"] = [{"shard": f"{k + 1}/{shards}", "units": [u.id for u in shard],
-                                 "bytes": sum(u.bytes for u in shard)} for k, shard in enumerate(split)]  # fmt: skip
+                                 "bytes": sum(u.bytes for u in shard), "work": sum(u.work for u in shard)}
+                                for k, shard in enumerate(split)]  # fmt: skip
         click.echo(json.dumps(result, indent=2))
         return
     width = max((len(u.id) for u in planned.units), default=4)

@@ -6,7 +6,7 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from kivgraph.errors import InvalidArgumentError
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from kivgraph.indexing import Snapshot
 
 SYNTAX = "syntax"
+ANALYZER_START = 200_000
+"""A type checker's run costs about what indexing this many bytes of source does before it reads
+one file (scip-go's `go list` and start, half a second: measured on benchmarks/monorepo_bench.py)."""
 """The analyzer of a unit no type checker runs on: the syntax layer alone."""
 _COVERS = {
     Language.GO: (Language.GO,),
@@ -50,6 +53,9 @@ class Unit:
     depends_on: tuple[str, ...] = ()
     """The ids of the units it depends on (Go require/replace, npm dependencies, tsconfig
     references, Cargo path dependencies)."""
+    work: int = 0
+    """What indexing it costs, in bytes of source: those it parses (a file too large to parse costs
+    nothing), and for an analyzed unit a type checker's start (ANALYZER_START)."""
 
     @property
     def id(self) -> str:
@@ -57,7 +63,7 @@ class Unit:
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "root": self.root, "analyzer": self.analyzer, "language": self.language,
-                "name": self.name, "files": len(self.files), "bytes": self.bytes,
+                "name": self.name, "files": len(self.files), "bytes": self.bytes, "work": self.work,
                 "depends_on": list(self.depends_on)}  # fmt: skip
 
 
@@ -69,16 +75,16 @@ class Plan:
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
     def shards(self, count: int) -> list[list[Unit]]:
-        """The units over `count` shards, balanced by size: largest first onto the lightest shard
-        (a unit is never split: its analyzer runs once over all of it)."""
+        """The units over `count` shards, balanced by their work: largest first onto the lightest
+        shard (a unit is never split: its analyzer runs once over all of it)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         shards: list[list[Unit]] = [[] for _ in range(count)]
         loads = [0] * count
-        for unit in sorted(self.units, key=lambda u: (-u.bytes, u.id)):
+        for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
             lightest = min(range(count), key=lambda k: (loads[k], k))
             shards[lightest].append(unit)
-            loads[lightest] += unit.bytes
+            loads[lightest] += unit.work
         order = {unit.id: n for n, unit in enumerate(self.units)}
         return [sorted(shard, key=lambda u: order[u.id]) for shard in shards]
 
@@ -123,11 +129,18 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
         paths = members.get((project.spec.name, project.root), [])
         units.append(Unit(project.root, project.spec.name, project.language.value,
                           _name(project.language, project.root, read), tuple(paths),
-                          sum(sized[p] for p in paths)))  # fmt: skip
+                          sum(sized[p] for p in paths), work=ANALYZER_START + _parsed(paths, sized)))  # fmt: skip
     for root, paths in sorted(remainder.items()):
-        units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths)))
+        units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths),
+                          work=_parsed(paths, sized)))  # fmt: skip
     units = [_with_dependencies(u, units, read) for u in units]
     return _ordered(units)
+
+
+def _parsed(paths: list[str], sized: dict[str, int]) -> int:
+    from kivgraph.indexing import MAX_FILE_BYTES  # indexing reads the tree; a plan is read before it
+
+    return sum(size for p in paths if (size := sized[p]) <= MAX_FILE_BYTES)
 
 
 def plan_snapshot(snap: "Snapshot", languages: frozenset[Language] | None = None) -> Plan:
@@ -216,7 +229,7 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
         specs = [_fields(spec) for table in tables for spec in table.values()]
         found |= _at_paths(unit, units, [p for spec in specs if isinstance(p := spec.get("path"), str)])
     found.discard(unit.id)
-    return Unit(unit.root, unit.analyzer, unit.language, unit.name, unit.files, unit.bytes, tuple(sorted(found)))
+    return replace(unit, depends_on=tuple(sorted(found)))
 
 
 def _at_paths(unit: Unit, units: list[Unit], relative: list[str]) -> set[str]:

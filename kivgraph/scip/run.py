@@ -134,7 +134,24 @@ def run_project(
     project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None = None,
 ) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
-    commit; `origin` is then the working tree the copy stands for, if any)."""
+    commit; `origin` is then the working tree the copy stands for, if any).
+
+    What it could not see names paths as the tree does (`mods/go.mod`, not the scratch copy's
+    absolute path): a generation is the same whichever directory the indexer ran in."""
+    run = _run_project(project, tree, outputs, in_place, origin)
+    roots: set[str] = {str(tree), str(outputs)} | ({str(origin)} if origin is not None else set())
+    places = sorted(roots, key=len, reverse=True)  # a scratch tree inside the scratch directory first
+
+    def scrubbed(detail: str) -> str:
+        for place in places:
+            detail = detail.replace(place + "/", "").replace(place, ".")
+        return detail
+
+    invisible = tuple(replace(scope, detail=scrubbed(scope.detail)) for scope in run.invisible)
+    return run if invisible == run.invisible else replace(run, invisible=invisible)
+
+
+def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None) -> AnalyzerRun:
     started = time.monotonic()
     where = project.root or "."
 

@@ -159,6 +159,20 @@ def test_a_go_module_whose_dependencies_cannot_be_fetched_says_so(make_repo, mon
     assert "example.invalid/nothing" in missing.detail
 
 
+def test_what_an_indexer_could_not_see_names_the_tree_not_the_scratch_copy(make_repo, tmp_path):
+    """Found in use: go named the scratch copy's go.mod it could not read, a temporary directory,
+    so two indexes of one commit differed (and a shard merged with another never equalled one run)."""
+    require("scip-go")
+    module = {**GO_MODULE, "go.mod": "module example.com/demo\n\ngo 1.22\n\nrequire example.com/gone v0.0.0\n\n"
+              "replace example.com/gone => ./gone\n"}  # fmt: skip
+    repo = make_repo(module)
+    repo.write({"untracked.txt": "the working tree is not clean: indexers run on a scratch copy\n"})
+    first, second = (index_repository(str(repo.path), run_analyzers=True).invisible_scopes for _ in range(2))
+    [missing] = [s for s in first if s.reason == "MODULE_DEPENDENCIES_MISSING"]
+    assert "gone" in missing.detail and "kivgraph-scip-" not in missing.detail and str(tmp_path) not in missing.detail
+    assert first == second
+
+
 def test_a_blind_spot_the_type_checker_could_not_clear_either_stays(make_repo):
     require("scip-python")
     repo = make_repo(
