@@ -206,3 +206,11 @@ def test_shards_of_another_kivgraph_are_refused(modules: tuple[Repo, Path], tmp_
                                           "--out", str(tmp_path / "x")])  # fmt: skip
         assert result.exit_code != 0 and "Traceback" not in result.output
         assert "kivgraph" in result.output and ("0.0.1" in result.output or "another kivgraph" in result.output)
+
+
+def test_more_shards_than_units_leaves_some_empty_and_the_merge_still_equals_one_run(make_repo, tmp_path: Path):
+    repo = make_repo(NAMED_ELSEWHERE)
+    one, merged = shards_and_one(repo, tmp_path, 4, "--no-analyzers")
+    same(one, merged)
+    empty = [read_shard(str(tmp_path / f"s{k}.kshard")) for k in (3, 4)]
+    assert all(not s.units and not s.generation.symbols for s in empty)
