@@ -61,6 +61,19 @@ class Unit:
     def id(self) -> str:
         return f"{self.analyzer}:{self.root or '.'}"
 
+    @property
+    def languages(self) -> frozenset[Language]:
+        """The languages of its files: those its analyzer checks, or those a syntax-only unit holds."""
+        if self.analyzer == SYNTAX:
+            return frozenset(lang for p in self.files if (lang := language_of(p)) is not None)
+        return frozenset(_COVERS.get(Language(self.language), (Language(self.language),)))
+
+    @property
+    def reached_work(self) -> int:
+        """What it costs a shard that indexes it only for another unit's sake: parsing it, and
+        type-checking it if it is a Go module (kivgraph/units.py index_units)."""
+        return self.work if self.analyzer in (SYNTAX, "scip-go") else self.work - ANALYZER_START
+
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "root": self.root, "analyzer": self.analyzer, "language": self.language,
                 "name": self.name, "files": len(self.files), "bytes": self.bytes, "work": self.work,
@@ -75,18 +88,44 @@ class Plan:
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
     def shards(self, count: int) -> list[list[Unit]]:
-        """The units over `count` shards, balanced by their work: largest first onto the lightest
-        shard (a unit is never split: its analyzer runs once over all of it)."""
+        """The units over `count` shards, balanced by what each shard will do. A shard indexes its
+        units with every unit they reach (parsed for their declarations; a Go module type-checked
+        too), so units that reach the same ones go together: each unit, largest first (a module
+        many use before its users), onto the shard whose work it leaves least (a unit is never
+        split: its analyzer runs once over all of it)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
-        shards: list[list[Unit]] = [[] for _ in range(count)]
-        loads = [0] * count
+        by_id = {u.id: u for u in self.units}
+        reach = self._reach()
+
+        def load(own: set[str], reached: set[str]) -> int:
+            return sum(by_id[i].work if i in own else by_id[i].reached_work for i in reached)
+
+        owns: list[set[str]] = [set() for _ in range(count)]
+        reached: list[set[str]] = [set() for _ in range(count)]
         for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
-            lightest = min(range(count), key=lambda k: (loads[k], k))
-            shards[lightest].append(unit)
-            loads[lightest] += unit.work
-        order = {unit.id: n for n, unit in enumerate(self.units)}
-        return [sorted(shard, key=lambda u: order[u.id]) for shard in shards]
+            best = min(range(count), key=lambda k: (load(owns[k] | {unit.id}, reached[k] | reach[unit.id]), k))
+            owns[best].add(unit.id)
+            reached[best] |= reach[unit.id]
+        return [[u for u in self.units if u.id in own] for own in owns]
+
+    def _reach(self) -> dict[str, set[str]]:
+        """Each unit → itself and the units its shard indexes with it: what it depends on, and
+        for a unit not of Go every unit of its languages (kivgraph/units.py Dependencies)."""
+        direct = {u.id: set(u.depends_on) for u in self.units}
+        for unit in self.units:
+            if unit.analyzer != "scip-go":
+                direct[unit.id] |= {o.id for o in self.units if o is not unit and o.languages & unit.languages}
+        reach: dict[str, set[str]] = {}
+        for unit in self.units:
+            seen, stack = {unit.id}, [unit.id]
+            while stack:
+                for dep in direct.get(stack.pop(), ()):
+                    if dep not in seen and dep in direct:
+                        seen.add(dep)
+                        stack.append(dep)
+            reach[unit.id] = seen
+        return reach
 
     def owners(self) -> dict[str, Unit]:
         """Each file of the plan's units → its unit."""
