@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import repeat
 from typing import Any, TypeVar, cast
 
 import cbor2
@@ -569,51 +570,30 @@ def _rows(c: Columns) -> Generation:
         if "role" not in s
         else [read_role(st[x]) for x in s["role"]]
     )
-    symbols = tuple(
-        Symbol(
-            key=keys[i],
-            name=st[s["name"][i]],
-            qualified_name=st[s["qualified_name"][i]],
-            kind=kinds[s["kind"][i]],
-            language=langs[s["language"][i]],
-            file=path(s["file"][i]),
-            start_line=s["start_line"][i],
-            end_line=s["end_line"][i],
-            name_line=s["name_line"][i],
-            name_column=s["name_column"][i],
-            signature=st[s["signature"][i]],
-            exported=bool(s["exported"][i]),
-            container=key(s["container"][i]),
-            package="" if s["package"][i] == NONE else packages[s["package"][i]].id,
-            doc=st[s["doc"][i]],
-            role=symbol_roles[i],
-        )
-        for i in range(len(keys))
-    )
-    e = t["edges"]
+    text = st.__getitem__
     paths_or_none = [*paths, ""]  # NONE (-1) reads the last: no file
+    keys_or_none = [*keys, None]
+    package_ids = [x.id for x in packages] + [""]
+    # map() in C rather than generators: a quarter of a million rows is a common generation.
+    symbols = tuple(map(Symbol, keys, map(text, s["name"]), map(text, s["qualified_name"]),
+                        map(kinds.__getitem__, s["kind"]), map(langs.__getitem__, s["language"]),
+                        map(paths_or_none.__getitem__, s["file"]), s["start_line"], s["end_line"], s["name_line"],
+                        s["name_column"], map(text, s["signature"]), map(bool, s["exported"]),
+                        map(keys_or_none.__getitem__, s["container"]), map(package_ids.__getitem__, s["package"]),
+                        map(text, s["doc"]), symbol_roles))  # fmt: skip
+    e = t["edges"]
     source, target, kind, confidence, provenance, file, line = (e[name] for name in EDGE_COLUMNS)
-    # map() in C rather than a generator: a quarter of a million edges is a common generation.
     edges = tuple(map(Edge, map(keys.__getitem__, source), map(keys.__getitem__, target), map(ekinds.__getitem__, kind),
                       map(confs.__getitem__, confidence), map(provs.__getitem__, provenance),
                       map(paths_or_none.__getitem__, file), line))  # fmt: skip
     x = t["external_references"]
     site_kinds = x.get("kind")  # format 1.3; an older blob saw every use as REFERENCES
-    externals = tuple(
-        ExternalReference(
-            keys[x["source"][i]],
-            langs[x["language"][i]],
-            st[x["package"][i]],
-            st[x["symbol"][i]],
-            path(x["file"][i]),
-            x["line"][i],
-            st[x["manager"][i]],
-            st[x["version"][i]],
-            provs[x["provenance"][i]],
-            ekinds[site_kinds[i]] if site_kinds else EdgeKind.REFERENCES,
-        )
-        for i in range(len(x["source"]))
-    )
+    externals = tuple(map(ExternalReference, map(keys.__getitem__, x["source"]), map(langs.__getitem__, x["language"]),
+                          map(text, x["package"]), map(text, x["symbol"]), map(paths_or_none.__getitem__, x["file"]),
+                          x["line"], map(text, x["manager"]), map(text, x["version"]),
+                          map(provs.__getitem__, x["provenance"]),
+                          map(ekinds.__getitem__, site_kinds) if site_kinds
+                          else repeat(EdgeKind.REFERENCES)))  # fmt: skip
     u = t["unresolved"]
     unresolved = tuple(
         Unresolved(
