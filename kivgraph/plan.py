@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import language_of
+from kivgraph.languages.go.modules import MODULE_LINE
 from kivgraph.model import Language
 from kivgraph.scip.run import projects
 
@@ -28,7 +29,6 @@ _COVERS = {
     Language.RUST: (Language.RUST,),
     Language.PYTHON: (Language.PYTHON,),
 }
-_GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
 _GO_REQUIRE_BLOCK = re.compile(r"^\s*require\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
 _GO_REQUIRE_LINE = re.compile(r"^\s*require\s+([^\s(]+)", re.MULTILINE)
 _GO_REPLACE = re.compile(r"=>\s*(\.{1,2}(?:/[^\s]*)?)\s*$", re.MULTILINE)
@@ -232,8 +232,8 @@ def _toml(read: Callable[[str], bytes | None], path: str) -> dict[str, Any]:
 
 def _name(language: Language, root: str, read: Callable[[str], bytes | None]) -> str:
     if language is Language.GO:
-        found = _GO_MODULE.search(_text(read, _manifest(root, "go.mod")))
-        return found.group(1) if found else root or "."
+        found = MODULE_LINE.search(_text(read, _manifest(root, "go.mod")))
+        return found.group(1).strip('"`') if found else root or "."
     if language is Language.TYPESCRIPT:
         name = _json(read, _manifest(root, "package.json")).get("name")
         return name if isinstance(name, str) and name else root or "."
@@ -249,9 +249,9 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
     found: set[str] = set()
     if unit.analyzer == "scip-go":
         text = _text(read, _manifest(unit.root, "go.mod"))
-        required = {line.split()[0] for block in _GO_REQUIRE_BLOCK.findall(text) for line in block.splitlines()
-                    if line.split() and not line.strip().startswith("//")}  # fmt: skip
-        required |= set(_GO_REQUIRE_LINE.findall(text))
+        required = {line.split()[0].strip('"`') for block in _GO_REQUIRE_BLOCK.findall(text)
+                    for line in block.splitlines() if line.split() and not line.strip().startswith("//")}  # fmt: skip
+        required |= {m.strip('"`') for m in _GO_REQUIRE_LINE.findall(text)}  # a path may be quoted, as in module
         found |= {by_name[m].id for m in required if m in by_name}
         found |= _at_paths(unit, units, [m.group(1) for m in _GO_REPLACE.finditer(text)])
     elif unit.analyzer == "scip-typescript":

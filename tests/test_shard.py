@@ -214,3 +214,25 @@ def test_more_shards_than_units_leaves_some_empty_and_the_merge_still_equals_one
     same(one, merged)
     empty = [read_shard(str(tmp_path / f"s{k}.kshard")) for k in (3, 4)]
     assert all(not s.units and not s.generation.symbols for s in empty)
+
+
+QUOTED: dict[str, str | bytes] = {
+    "a/go.mod": "module example.com/a\n\ngo 1.21\n\nrequire example.com/b v0.0.0\n",
+    "a/a.go": 'package a\n\nimport "example.com/b"\n\n// A uses b.\nfunc A() int { return b.B() }\n',
+    "b/go.mod": 'module "example.com/b"\n\ngo 1.21\n',
+    "b/b.go": "package b\n\n// B is b's.\nfunc B() int { return 1 }\n" + "".join(f"func Pad{i}() {{}}\n" for i in range(30)),
+}
+
+
+def test_a_quoted_module_path_is_the_module_its_importers_reach(make_repo, tmp_path: Path):
+    """Found in use: gopkg.in/yaml.v3's go.mod says `module "gopkg.in/yaml.v3"`; the plan kept the
+    quotes, so a shard with a module importing it did not index it, and resolved the uses as
+    external where one run resolves them to its declarations."""
+    repo = make_repo(QUOTED)
+    plan = json.loads(run("plan", str(repo.path), "--shards", "2", "--json"))
+    assert {u["id"]: u["name"] for u in plan["units"]}["scip-go:b"] == "example.com/b"
+    assert {u["id"]: u["depends_on"] for u in plan["units"]}["scip-go:a"] == ["scip-go:b"]
+    one, merged = shards_and_one(repo, tmp_path, 2, "--no-analyzers")
+    same(one, merged)
+    key = {s.qualified_name: s.key for s in merged.symbols if s.file == "b/b.go"}
+    assert any(e.file == "a/a.go" and e.target == key["B"] for e in merged.edges)
