@@ -220,7 +220,8 @@ QUOTED: dict[str, str | bytes] = {
     "a/go.mod": "module example.com/a\n\ngo 1.21\n\nrequire example.com/b v0.0.0\n",
     "a/a.go": 'package a\n\nimport "example.com/b"\n\n// A uses b.\nfunc A() int { return b.B() }\n',
     "b/go.mod": 'module "example.com/b"\n\ngo 1.21\n',
-    "b/b.go": "package b\n\n// B is b's.\nfunc B() int { return 1 }\n" + "".join(f"func Pad{i}() {{}}\n" for i in range(30)),
+    "b/b.go": "package b\n\n// B is b's.\nfunc B() int { return 1 }\n"
+    + "".join(f"func Pad{i}() {{}}\n" for i in range(30)),
 }
 
 
