@@ -237,6 +237,9 @@ def compose(snap: Snapshot, plan: Plan, parts: Sequence[Part], header: Generatio
     order = [f.path for f in snap.files if f.path in files]
     if len(order) != len(files):
         raise PartsDisagree("the files of the parts do not make up the tree")
+    missing = next((path for path in sorted(owner) if path not in files), None)
+    if missing is not None:  # a part that says it stands for a unit gives every file of it
+        raise PartsDisagree(f"none of them gives {missing}, a file of {owner[missing].id}")
     symbols = [s for i, part in enumerate(parts) for s in part.generation.symbols if giver.get(s.file, last) == i]
     used = {s.package for s in symbols}
     packages = {p.id: p for part in parts for p in part.generation.packages if p.id in used}

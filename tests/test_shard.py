@@ -237,3 +237,27 @@ def test_a_quoted_module_path_is_the_module_its_importers_reach(make_repo, tmp_p
     same(one, merged)
     key = {s.qualified_name: s.key for s in merged.symbols if s.file == "b/b.go"}
     assert any(e.file == "a/a.go" and e.target == key["B"] for e in merged.edges)
+
+
+def test_a_shard_missing_a_file_of_its_units_is_refused_not_merged_short(modules: tuple[Repo, Path], tmp_path: Path):
+    """A shard file is checked field by field; one that reads well but leaves out a file of its
+    units (cut by hand, or by a bug) must not make a generation silently without it."""
+    from kivgraph.shard import encode
+
+    repo, work = modules
+    shard = read_shard(str(work / "s1.kshard"))
+    dropped = next(f.path for f in shard.generation.files if f.path.endswith(".go"))
+    g = shard.generation
+    gone = {s.key for s in g.symbols if s.file == dropped}
+    generation = replace(g, files=tuple(f for f in g.files if f.path != dropped),
+                         symbols=tuple(s for s in g.symbols if s.file != dropped),
+                         edges=tuple(e for e in g.edges if not {e.source, e.target} & gone),
+                         external_references=tuple(x for x in g.external_references if x.source not in gone),
+                         unresolved=tuple(u for u in g.unresolved if u.source not in gone))  # fmt: skip
+    cut = tmp_path / "cut.kshard"
+    cut.write_bytes(encode(replace(shard, generation=generation)))
+    result = CliRunner().invoke(cli, ["merge", str(cut), str(work / "s2.kshard"), "--repo", str(repo.path),
+                                      "--out", str(tmp_path / "x")])  # fmt: skip
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "internal error" not in result.output and "do not make up the commit's tree" in result.output
+    assert dropped in result.output and not (tmp_path / "x").exists()
