@@ -110,12 +110,18 @@ class Plan:
         return [[u for u in self.units if u.id in own] for own in owns]
 
     def _reach(self) -> dict[str, set[str]]:
-        """Each unit → itself and the units its shard indexes with it: what it depends on, and
-        for a unit not of Go every unit of its languages (kivgraph/units.py Dependencies)."""
+        """Each unit → itself and the units its shard indexes with it: what its manifests say it
+        depends on, and what it reaches by path (kivgraph/units.py Dependencies adds the imports
+        its files spell)."""
         direct = {u.id: set(u.depends_on) for u in self.units}
+        languages = {u.id: u.languages for u in self.units}
         for unit in self.units:
-            if unit.analyzer != "scip-go":
-                direct[unit.id] |= {o.id for o in self.units if o is not unit and o.languages & unit.languages}
+            mine = languages[unit.id]
+            direct[unit.id] |= {
+                o.id
+                for o in self.units
+                if o is not unit and reaches_by_path(unit, mine, languages[o.id], uses_known=False)
+            }
         reach: dict[str, set[str]] = {}
         for unit in self.units:
             seen, stack = {unit.id}, [unit.id]
@@ -143,6 +149,18 @@ class Plan:
             return max(covering, key=lambda u: len(u.root))
         top = path.partition("/")[0] if "/" in path else ""
         return next((u for u in self.units if u.analyzer == SYNTAX and u.root == top), None)
+
+
+SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
+
+
+def reaches_by_path(unit: Unit, languages: frozenset[Language], other: frozenset[Language], uses_known: bool) -> bool:
+    """Whether a unit (of `languages`) may use one of `other` languages with no manifest or import
+    path naming it: a script or syntax-only unit imports any file of its languages by path, and so,
+    for all anyone can tell, may a unit of a language but Go when no earlier generation shows what
+    it used (`uses_known`). A Go module reaches another only by its module path."""
+    by_path = unit.analyzer == SYNTAX or languages & SCRIPT_LANGUAGES or (not uses_known and unit.analyzer != "scip-go")
+    return bool(by_path and languages & other)
 
 
 def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],

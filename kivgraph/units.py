@@ -21,16 +21,8 @@ from kivgraph.indexing import (
 from kivgraph.languages import language_of
 from kivgraph.languages.resolve import Held
 from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, Unresolved
-from kivgraph.plan import SYNTAX, Plan, Unit
+from kivgraph.plan import SYNTAX, Plan, Unit, reaches_by_path
 from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
-
-SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
-ANALYZER_LANGUAGES = {
-    "scip-go": frozenset({Language.GO}),
-    "scip-typescript": SCRIPT_LANGUAGES,
-    "rust-analyzer": frozenset({Language.RUST}),
-    "scip-python": frozenset({Language.PYTHON}),
-}
 
 _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
@@ -48,12 +40,6 @@ def inside(path: str, root: str) -> bool:
     return root == "" or path == root or path.startswith(root + "/")
 
 
-def languages_of(unit: Unit) -> frozenset[Language]:
-    if unit.analyzer == SYNTAX:
-        return frozenset(lang for p in unit.files if (lang := language_of(p)) is not None)
-    return ANALYZER_LANGUAGES.get(unit.analyzer, frozenset({Language(unit.language)}))
-
-
 class Dependencies:
     """Which units a unit's uses may reach: what its manifests declare, every Go module under a
     go.work, any unit whose files a script or syntax-only unit could import by path (the same
@@ -64,6 +50,7 @@ class Dependencies:
     def __init__(self, plan: Plan, snap: Snapshot, earlier: Generation | None = None) -> None:
         self.plan, self.snap = plan, snap
         self.by_id = {u.id: u for u in plan.units}
+        self.languages = {u.id: u.languages for u in plan.units}
         self.files = {f.path: f for f in snap.files}
         self.used: dict[str, set[str]] | None = None
         if earlier is not None:
@@ -83,14 +70,11 @@ class Dependencies:
             return self._of[unit.id]
         used: set[str] = self.used.get(unit.id, set()) if self.used is not None else set()
         found = set(unit.depends_on) | used | self._spelled(unit)
-        languages = languages_of(unit)
-        unseen = self.used is None and unit.analyzer != "scip-go"
         for other in self.plan.units:
             if other is unit:
                 continue
             workspace = self.workspace and unit.analyzer == other.analyzer == "scip-go"
-            reaches = unit.analyzer == SYNTAX or languages & SCRIPT_LANGUAGES or unseen
-            by_path = reaches and languages & languages_of(other)
+            by_path = reaches_by_path(unit, self.languages[unit.id], self.languages[other.id], self.used is not None)
             if workspace or by_path:
                 found.add(other.id)
         self._of[unit.id] = found
@@ -209,7 +193,7 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
 
 def owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
     """The analyzed unit a type checker's blind spot is in: the deepest whose root holds its path."""
-    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in languages_of(u)
+    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in u.languages
                and inside(scope.path, u.root)]  # fmt: skip
     return max(holders, key=lambda u: len(u.root)) if holders else None
 

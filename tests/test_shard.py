@@ -178,12 +178,11 @@ POLYGLOT: dict[str, str | bytes] = {
 }
 
 
-@pytest.mark.parametrize("count", [3])
-def test_every_kind_of_unit_sharded_makes_the_generation_of_one_run(make_repo, tmp_path: Path, count: int):
+def test_every_kind_of_unit_sharded_makes_the_generation_of_one_run(make_repo, tmp_path: Path):
     for analyzer in ("scip-go", "scip-typescript", "scip-python"):
         require(analyzer)
     repo = make_repo(POLYGLOT)
-    one, merged = shards_and_one(repo, tmp_path, count)
+    one, merged = shards_and_one(repo, tmp_path, 3)
     same(one, merged)
     assert {f.language.value for f in merged.files} >= {"go", "typescript", "javascript", "python", "rust"}
     assert any(e.file == "web/src/main.ts" and e.confidence.value == "EXACT_TYPECHECKED" for e in merged.edges)
