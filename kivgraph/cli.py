@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from kivgraph import __version__
-from kivgraph.errors import GenerationNotFoundError, IndexingFailedError, InvalidArgumentError, KivgraphError
+from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
 from kivgraph.model import DERIVED_PREFIX, Generation, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.store import (
@@ -217,13 +217,14 @@ def index(
     generation is the one a full index makes. --full indexes everything."""
     if full and reuse_file:
         raise InvalidArgumentError("--full reuses nothing; it cannot be combined with --reuse.")
-    if shard is not None:
-        index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, as_json, jobs)
-        return
     if require_analyzers and not analyzers:
         raise InvalidArgumentError("--require-analyzers needs the analyzers; drop --no-analyzers.")
     if require_analyzers is None:  # the environment's default; an explicit --no-analyzers wins over it
         require_analyzers = analyzers and os.environ.get("KIVGRAPH_REQUIRE_ANALYZERS") == "1"
+    if shard is not None:
+        index_one_shard(path, revision, worktree, out, languages, scip_files, shard, analyzers, require_analyzers,
+                        as_json, jobs)  # fmt: skip
+        return
     if worktree and revision != "HEAD":
         raise InvalidArgumentError("--worktree indexes the working tree; it cannot be combined with --commit.")
     if worktree and out is None:
@@ -232,7 +233,7 @@ def index(
         )
     from kivgraph.indexing import Progress, index_snapshot, snapshot_at
     from kivgraph.scip.index import load_index
-    from kivgraph.scip.run import ANALYZER_FAILURES
+    from kivgraph.scip.run import require_analyzers_ran
 
     chosen = parse_languages(languages)
     started = time.monotonic()
@@ -245,11 +246,8 @@ def index(
                                                                          progress, jobs, analyzers)  # fmt: skip
     generation = reused.generation if reused is not None else index_snapshot(snap, chosen, progress, jobs,
                                                                                scip_indexes, analyzers)  # fmt: skip
-    failed = [scope for scope in generation.invisible_scopes if scope.reason in ANALYZER_FAILURES]
-    if require_analyzers and failed:
-        listed = "; ".join(f"{scope.language} at {scope.scope}: {scope.reason} ({scope.detail})" for scope in failed)
-        raise IndexingFailedError(f"a required type checker did not run, so nothing was stored: {listed}. "
-                                  "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
+    if require_analyzers:
+        require_analyzers_ran(generation.invisible_scopes)
     extra = None
     if reused is not None:
         extra = {"reused": {"base": reused.base, "rounds": reused.rounds, "units": [u.as_json() for u in reused.units]}}
@@ -296,8 +294,8 @@ def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None
 
 
 def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, languages: str | None,
-                    scip_files: tuple[str, ...], shard: str, analyzers: bool, as_json: bool,
-                    jobs: int | None) -> None:  # fmt: skip
+                    scip_files: tuple[str, ...], shard: str, analyzers: bool, require_analyzers: bool,
+                    as_json: bool, jobs: int | None) -> None:  # fmt: skip
     from kivgraph.shard import index_shard, parse_shard
 
     number, count = parse_shard(shard)
@@ -307,7 +305,7 @@ def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, l
     started = time.monotonic()
     click.echo(f"shard {number}/{count}: indexing its units…", err=True)
     done = index_shard(path, revision, number, count, parse_languages(languages), out, analyzers,
-                       ProgressLine(sys.stderr), jobs)  # fmt: skip
+                       ProgressLine(sys.stderr), jobs, require_analyzers)  # fmt: skip
     elapsed = time.monotonic() - started
     parsed = len(done.generation.files)
     runs = [{"unit": t.unit, "seconds": round(t.seconds, 3), "indexed": t.indexed, "own": t.own}
@@ -331,9 +329,18 @@ def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, l
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the generation to FILE instead of git notes.")
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool) -> None:
+@click.option(
+    "--require-analyzers",
+    is_flag=True,
+    default=None,
+    help="Fail, storing nothing, when a shard's type checker was missing, crashed, timed out or indexed nothing "
+    "(default: on when KIVGRAPH_REQUIRE_ANALYZERS=1 and the shards ran the type checkers).",
+)
+def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool,
+          require_analyzers: bool | None) -> None:  # fmt: skip
     """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
     single `kivgraph index` makes) and store it in git notes or --out."""
+    from kivgraph.scip.run import require_analyzers_ran
     from kivgraph.shard import merge as merge_shards
     from kivgraph.shard import read_shard
 
@@ -343,7 +350,13 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
         runs = ", ".join(f"{t.unit} {t.seconds:.1f} s" for t in shard.timings if t.own) or "no type checker"
         click.echo(f"shard {shard.number}/{shard.count} ({shard.source}): {', '.join(shard.units) or 'no units'}; "
                    f"{runs}", err=True)  # fmt: skip
+    if require_analyzers and not shards[0].analyzers:
+        raise InvalidArgumentError("--require-analyzers needs shards indexed with the analyzers, not --no-analyzers.")
+    if require_analyzers is None:
+        require_analyzers = shards[0].analyzers and os.environ.get("KIVGRAPH_REQUIRE_ANALYZERS") == "1"
     generation = merge_shards(path, shards)
+    if require_analyzers:
+        require_analyzers_ran(generation.invisible_scopes)
     units = [{"unit": t.unit, "shard": f"{s.number}/{s.count}", "seconds": round(t.seconds, 3),
               "indexed": t.indexed} for s in shards for t in s.timings if t.own]  # fmt: skip
     store_and_report(generation, path, out, ref, started, as_json, {"units": units})

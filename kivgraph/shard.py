@@ -18,8 +18,9 @@ from kivgraph.indexing import Progress, snapshot_at
 from kivgraph.languages.resolve import Held
 from kivgraph.model import Confidence, Edge, EdgeKind, Generation, Language, Provenance, Unresolved
 from kivgraph.plan import plan_snapshot
+from kivgraph.scip.run import require_analyzers_ran
 from kivgraph.store import codec
-from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units
+from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units, owner_of_scope
 
 MAGIC = b"KIVGRAPH-SHARD-2\n"
 MAX_EXPANSION = 64
@@ -68,12 +69,18 @@ def parse_shard(value: str) -> tuple[int, int]:
 
 def index_shard(path: str, revision: str, number: int, count: int, languages: frozenset[Language] | None,
                 out: str, analyzers: bool = True, progress: Progress | None = None,
-                jobs: int | None = None) -> Shard:  # fmt: skip
-    """Index shard `number` of `count` of the commit's plan; write the shard file."""
+                jobs: int | None = None, require_analyzers: bool = False) -> Shard:  # fmt: skip
+    """Index shard `number` of `count` of the commit's plan; write the shard file (with
+    `require_analyzers`, only when every type checker of its own units ran)."""
     snap = snapshot_at(path, revision)
     plan = plan_snapshot(snap, languages)
     units = tuple(u.id for u in plan.shards(count)[number - 1])
     part = index_units(snap, plan, units, Dependencies(plan, snap), languages, progress, jobs, analyzers, None)
+    if require_analyzers:
+        own = [
+            s for s in part.generation.invisible_scopes if (u := owner_of_scope(plan, s)) is not None and u.id in units
+        ]
+        require_analyzers_ran(own, "no shard file was written")
     timings = tuple(Timing(r.project.id, r.seconds, r.index is not None, r.project.id in units) for r in part.runs)
     shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, analyzers, units,
                   part.generation, part.held, timings, out)  # fmt: skip

@@ -260,3 +260,37 @@ def test_a_shard_missing_a_file_of_its_units_is_refused_not_merged_short(modules
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "internal error" not in result.output and "do not make up the commit's tree" in result.output
     assert dropped in result.output and not (tmp_path / "x").exists()
+
+
+def test_a_shard_or_merge_that_must_have_its_type_checkers_refuses_when_one_crashed(
+    make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    crash = tmp_path / "scip-go"
+    crash.write_text('#!/bin/sh\necho "panic: boom" >&2; exit 2\n', encoding="utf-8")
+    crash.chmod(0o755)
+    monkeypatch.setenv("KIVGRAPH_SCIP_GO", str(crash))
+    repo = make_repo(TREE)
+    shard = ["index", str(repo.path), "--languages", "go", "--shard"]
+    for args, env in ((["--require-analyzers"], {}), ([], {"KIVGRAPH_REQUIRE_ANALYZERS": "1"})):
+        result = CliRunner().invoke(cli, [*shard, "1/2", "--out", str(tmp_path / "s1.kshard"), *args], env=env)
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert "a required type checker did not run, so no shard file was written: go at " in result.output
+        assert "ANALYZER_CRASHED" in result.output and not (tmp_path / "s1.kshard").exists()
+    off = {"KIVGRAPH_REQUIRE_ANALYZERS": "0"}
+    for k in (1, 2):
+        result = CliRunner().invoke(cli, [*shard, f"{k}/2", "--out", str(tmp_path / f"s{k}.kshard")], env=off)
+        assert result.exit_code == 0, result.output
+    files = [str(tmp_path / "s1.kshard"), str(tmp_path / "s2.kshard")]
+    merge = ["merge", *files, "--repo", str(repo.path)]
+    for args, env in ((["--require-analyzers"], off), ([], {"KIVGRAPH_REQUIRE_ANALYZERS": "1"})):
+        result = CliRunner().invoke(cli, [*merge, *args], env=env)
+        assert result.exit_code == 1 and "so nothing was stored: go at " in result.output, result.output
+        assert repo.git("notes", "--ref=kivgraph", "list") == ""
+    assert CliRunner().invoke(cli, merge, env=off).exit_code == 0
+    assert repo.git("notes", "--ref=kivgraph", "list") != ""
+    # Syntax-only shards have no type checker to require.
+    for k in (1, 2):
+        run(*shard, f"{k}/2", "--out", str(tmp_path / f"n{k}.kshard"), "--no-analyzers")
+    plain = CliRunner().invoke(cli, ["merge", str(tmp_path / "n1.kshard"), str(tmp_path / "n2.kshard"), "--repo",
+                                     str(repo.path), "--require-analyzers"])  # fmt: skip
+    assert plain.exit_code == 2 and "--require-analyzers needs shards indexed with the analyzers" in plain.output

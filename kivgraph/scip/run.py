@@ -24,6 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kivgraph.errors import IndexingFailedError
 from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
@@ -137,6 +138,15 @@ def command(project: Project, binary: str, output: Path) -> list[str]:
 ANALYZER_FAILURES = frozenset({"ANALYZER_UNAVAILABLE", "ANALYZER_TIMEOUT", "ANALYZER_CRASHED", "ANALYZER_EMPTY_INDEX"})
 """Invisible-scope reasons that mean a type checker that should have run did not: what
 `kivgraph index --require-analyzers` refuses to store."""
+
+
+def require_analyzers_ran(scopes: Iterable[InvisibleScope], written: str = "nothing was stored") -> None:
+    """Raise IndexingFailedError naming each type checker that should have run and did not."""
+    failed = [scope for scope in scopes if scope.reason in ANALYZER_FAILURES]
+    if failed:
+        listed = "; ".join(f"{scope.language} at {scope.scope}: {scope.reason} ({scope.detail})" for scope in failed)
+        raise IndexingFailedError(f"a required type checker did not run, so {written}: {listed}. "
+                                  "Install it (`kivgraph doctor` says how) or drop --require-analyzers.")  # fmt: skip
 
 
 def run_project(
