@@ -1,7 +1,9 @@
 """The index Action's steps (index/action.yml). `languages`: which toolchains the repository's
 analyzers need, and the analyzers' cache key and path. `index`: install the analyzers, index the
 pushed commit (and, within `backfill`, the first-parent commits a burst of pushes left without a
-note), push the notes, prune old ones, and write the job summary.
+note), push the notes, prune old ones, and write the job summary. In a matrix (ci/index-matrix.yml),
+`shard: K/N` makes a job index one shard of the commit's units into a shard file for the merge
+job, and `merge: DIR` makes the merge job compose the shard files found there and publish them.
 
 Glue only: the analyzers, indexing and pruning are the CLI's (`kivgraph analyzers …`, `kivgraph
 index`, `kivgraph notes prune`, run as subprocesses of this interpreter), the push is the notes
@@ -9,6 +11,7 @@ sync's. Nothing here decides what a generation holds.
 """
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,6 +19,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import pygit2
@@ -26,6 +30,7 @@ from kivgraph.impact.analysis import syntax_only
 from kivgraph.indexing import languages_at
 from kivgraph.model import EXACT_CONFIDENCES, Language
 from kivgraph.scip.analyzers import analyzer_for
+from kivgraph.shard import parse_shard
 from kivgraph.store import NOTES_REF
 from kivgraph.store.git import first_line, git_dir, lookup, open_repository, resolve_commit, run_git
 from kivgraph.store.notes import NotesStore
@@ -111,17 +116,20 @@ def languages_step(runner: Runner, kivgraph: Kivgraph = run_kivgraph) -> int:
     it) and, when the analyzers are installed here, `cache-key` and `cache-path` for actions/cache."""
     path = runner.input("path", ".")
     install = runner.input_bool("install-analyzers", True)
+    merging = bool(job_kind(runner)[1])
     commit = pushed_commit(runner, path)
     found = languages_at(path, str(commit.id))
-    needs = toolchains(found)
+    needs = {} if merging else toolchains(found)
     names = sorted(language.value for language in found)
     runner.say(f"languages at {str(commit.id)[:12]}: {', '.join(names) or 'none kivgraph indexes'}")
+    if merging:
+        runner.say("  merging shards: their jobs ran the type checkers, so no toolchain is set up here")
     for toolchain, analyzers in needs.items():
         runner.say(f"  {toolchain} is set up for {', '.join(analyzers)}")
     runner.set_output("languages", ",".join(names))
     for toolchain in ("node", "go", "rust"):
         runner.set_output(toolchain, "true" if toolchain in needs else "false")
-    if install:
+    if install and not merging:
         key, where = cache_key(runner, kivgraph, path)
         if key:
             runner.set_output("cache-key", key)
@@ -213,10 +221,27 @@ def index_step(runner: Runner, kivgraph: Kivgraph = run_kivgraph) -> int:
         raise
 
 
+def job_kind(runner: Runner) -> tuple[str, str]:
+    """(shard, merge): the `shard` input (K/N, checked) and the `merge` input; at most one is given."""
+    shard, merge = runner.input("shard"), runner.input("merge")
+    if shard and merge:
+        raise InvalidArgumentError("give shard (a matrix job indexing one shard) or merge (the job that merges "
+                                   "them), not both.")  # fmt: skip
+    if shard:
+        try:
+            number, count = parse_shard(shard)
+        except InvalidArgumentError as err:
+            raise InvalidArgumentError(f"the input shard must be K/N with 1 ≤ K ≤ N (for example 2/4), not {shard!r}."
+                                       ) from err  # fmt: skip
+        shard = f"{number}/{count}"
+    return shard, merge
+
+
 def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
     path = runner.input("path", ".")
     require = runner.input_bool("require-analyzers", True)
     install = runner.input_bool("install-analyzers", True)
+    shard, merge = job_kind(runner)
     bound = runner.input_int("backfill", DEFAULT_BACKFILL, 0, MAX_BACKFILL)
     keep = runner.input_int("keep-notes", DEFAULT_KEEP, 0)
     if 0 < keep <= bound:
@@ -226,6 +251,8 @@ def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
     if not require:  # the input decides, not a KIVGRAPH_REQUIRE_ANALYZERS the job may set for its tests
         env.pop("KIVGRAPH_REQUIRE_ANALYZERS", None)
     pushed = pushed_commit(runner, path)
+    if merge:
+        return _merge(runner, kivgraph, stages, path, env, str(pushed.id), merge, require, keep)
     if install:
         with stages.timed("install analyzers"), runner.group("Install the analyzers"):
             ran = kivgraph(runner, INSTALL, path, env)
@@ -235,6 +262,8 @@ def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
                 f"`{ran.command}` failed: {ran.problem}. Without the analyzers the index is not exact; set "
                 "install-analyzers: false to use the ones already on the runner."
             )
+    if shard:
+        return _index_shard(runner, kivgraph, stages, path, env, str(pushed.id), shard, require)
     noted: set[str] | None = None
     if bound:
         with stages.timed("fetch notes"):
@@ -259,22 +288,103 @@ def _index(runner: Runner, kivgraph: Kivgraph, stages: Stages) -> int:
         if len(indexed) > 1:
             with stages.timed("push notes"):
                 _push(runner, path)
-    pruned = ""
-    if keep:
-        with stages.timed(f"prune (keep {keep})"), runner.group("Prune old notes"):
-            ran = kivgraph(runner, ("notes", "prune", REMOTE, "--keep", str(keep)), path, env)
-            _echo(runner, ran)
-        pruned = "" if ran.returncode == 0 else ran.problem
-        if pruned:
-            runner.warning(f"`{ran.command}` failed: {pruned}. The notes are pushed; old ones stay until a later "
-                           "run prunes them.")  # fmt: skip
+    pruned = _prune(runner, kivgraph, stages, path, env, keep)
+    return _published(runner, indexed, plan, bound, stages, keep, pruned)
+
+
+def _prune(runner: Runner, kivgraph: Kivgraph, stages: Stages, path: str, env: Mapping[str, str], keep: int) -> str:
+    """Prune the notes to the last `keep` (none when 0); why it failed, or ""."""
+    if not keep:
+        return ""
+    with stages.timed(f"prune (keep {keep})"), runner.group("Prune old notes"):
+        ran = kivgraph(runner, ("notes", "prune", REMOTE, "--keep", str(keep)), path, env)
+        _echo(runner, ran)
+    pruned = "" if ran.returncode == 0 else ran.problem
+    if pruned:
+        runner.warning(f"`{ran.command}` failed: {pruned}. The notes are pushed; old ones stay until a later "
+                       "run prunes them.")  # fmt: skip
+    return pruned
+
+
+def _published(runner: Runner, indexed: Sequence[Indexed], plan: Backfill, bound: int, stages: Stages, keep: int,
+               pruned: str) -> int:  # fmt: skip
     runner.append_summary(index_summary(indexed, plan, bound, stages, keep, pruned))
     first = indexed[0].summary
-    runner.set_output("commit", str(pushed.id))
+    runner.set_output("commit", indexed[0].commit)
     runner.set_output("indexed", " ".join(i.commit for i in indexed))
     runner.set_output("exact-share", f"{exact_share(first):.3f}")
     runner.set_output("syntax-only", ",".join(lang for lang, _ in _syntax_only(first)))
     return 0
+
+
+def _index_shard(runner: Runner, kivgraph: Kivgraph, stages: Stages, path: str, env: Mapping[str, str], commit: str,
+                 shard: str, require: bool) -> int:  # fmt: skip
+    """One job of a matrix: shard K/N of the pushed commit's units into a shard file (output
+    `shard-file`, for actions/upload-artifact); nothing is pushed."""
+    number, count = shard.split("/")
+    out = os.path.join(runner.temp or tempfile.gettempdir(), f"kivgraph-shard-{number}-of-{count}.kshard")
+    args = ["index", ".", "--commit", commit, "--shard", shard, "--out", out, "--json",
+            *(["--require-analyzers"] if require else [])]  # fmt: skip
+    with stages.timed("index"), runner.group(f"Index shard {shard} of {commit[:12]}"):
+        ran = kivgraph(runner, args, path, env)
+    found = _json_object(ran)
+    if found is None:
+        raise KivgraphError(f"`{ran.command}` failed: {ran.problem if ran.returncode else 'it printed no JSON'}.")
+    runs = cast(list[dict[str, Any]], found.get("runs") or [])
+    units = cast(list[str], found.get("units") or [])
+    runner.say(f"shard {shard} of {commit[:12]}: {len(units)} units → {out}")
+    lines = [f"### kivgraph index: shard {shard} of `{commit[:12]}` indexed", "",
+             f"{len(units)} of the commit's units, for the merge job (`merge:`) to publish; nothing was pushed.", "",
+             "| unit | type checker seconds | |", "| --- | ---: | --- |"]  # fmt: skip
+    for item in runs:
+        what = "its own" if item.get("own") else "what its units use"
+        indexed = "" if item.get("indexed") else ", no index (a blind spot)"
+        lines.append(f"| `{item.get('unit')}` | {float(item.get('seconds') or 0):.1f} | {what}{indexed} |")
+    if not runs:
+        lines.append("| (no type checker ran) | | |")
+    runner.append_summary("\n".join([*lines, "", _stages_markdown(stages)]))
+    runner.set_output("commit", commit)
+    runner.set_output("shard-file", out)
+    return 0
+
+
+def _merge(runner: Runner, kivgraph: Kivgraph, stages: Stages, path: str, env: Mapping[str, str], commit: str,
+           directory: str, require: bool, keep: int) -> int:  # fmt: skip
+    """The matrix's last job: the shard files under `directory` (as actions/download-artifact left
+    them) merged into the pushed commit's generation, pushed as its note; old notes pruned."""
+    if not os.path.isdir(directory):
+        raise InvalidArgumentError(f"the input merge names {directory!r}, which is not a directory: download the "
+                                   "shard jobs' artifacts there first (actions/download-artifact).")  # fmt: skip
+    files = sorted(str(p.resolve()) for p in Path(directory).rglob("*.kshard") if p.is_file())
+    if not files:
+        raise InvalidArgumentError(f"no shard file (*.kshard) under {directory!r}: did the shard jobs upload theirs, "
+                                   "and did this job download them there?")  # fmt: skip
+    args = ["merge", *files, "--repo", ".", "--json", *(["--require-analyzers"] if require else [])]
+    with stages.timed("merge"), runner.group(f"Merge {len(files)} shards of {commit[:12]}"):
+        ran = kivgraph(runner, args, path, env)
+    found = _json_object(ran)
+    if found is None:
+        raise KivgraphError(f"`{ran.command}` failed: {ran.problem if ran.returncode else 'it printed no JSON'}.")
+    if found.get("commit") != commit:
+        raise KivgraphError(f"the shards index commit {str(found.get('commit'))[:12]}, but this job runs for "
+                            f"{commit[:12]}: merge the shards of the same workflow run.")  # fmt: skip
+    runner.say(f"merged {len(files)} shards of {commit[:12]}: {_counts_line(found)}")
+    with stages.timed("push notes"):
+        _push(runner, path)
+    pruned = _prune(runner, kivgraph, stages, path, env, keep)
+    return _published(runner, [Indexed(commit, f"merged from {len(files)} shards", found)], Backfill((), "merge"),
+                      0, stages, keep, pruned)  # fmt: skip
+
+
+def _json_object(ran: Ran) -> dict[str, Any] | None:
+    """The JSON object a successful command printed, or None."""
+    if ran.returncode != 0:
+        return None
+    try:
+        found: Any = json.loads(ran.stdout)
+    except ValueError:
+        return None
+    return cast(dict[str, Any], found) if isinstance(found, dict) else None
 
 
 def _echo(runner: Runner, ran: Ran) -> None:
@@ -441,6 +551,11 @@ def _no_analyzer(language: str) -> bool:
 def _backfill_line(plan: Backfill, bound: int) -> str:
     count = len(plan.commits)
     what = f"{count} first-parent commit{'' if count == 1 else 's'} before the pushed one"
+    if plan.stopped == "merge":
+        return (
+            "**Backfill:** none in a sharded run: commits a burst of pushes left without a note stay without one "
+            "(pull requests based there index their base or use the nearest indexed ancestor)."
+        )
     if plan.stopped == "off":
         return "**Backfill:** off (backfill: 0), or the notes could not be fetched: earlier commits were not looked at."
     if plan.stopped == "indexed":

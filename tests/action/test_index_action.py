@@ -12,13 +12,17 @@ from typing import Any
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from kivgraph.cli import cli
 from kivgraph.scip.analyzers import tools_cache
-from kivgraph.store.codec import decode_columns
+from kivgraph.store import load_from_file
+from kivgraph.store.codec import decode, decode_columns
 from tests.action.actions import INDEX_ACTION, ActionRun, github_environment, run_action
 from tests.conftest import FIXTURES, Repo, git
 from tests.scip.analyzers import require
+from tests.test_shard import TREE as SHARDED_TREE
+from tests.test_shard import same
 
 TOKEN = "ghs_" + "1nd3xT0k3n" * 3
 GO_CACHE = {"GOCACHE": shutil.which("go") and subprocess.run(["go", "env", "GOCACHE"], capture_output=True,
@@ -227,3 +231,68 @@ def test_old_notes_are_pruned_after_the_push(remote: Origin):
     assert "$ kivgraph notes prune origin --keep 2" in run.log
     assert set(remote.notes()) == {older[2], newest}
     assert "Notes pruned to the last 2 first-parent commits" in run.step("index").summary
+
+
+@pytest.fixture
+def monorepo(tmp_path: Path) -> Origin:
+    """Three Go modules (one used by the other two) pushed to a bare origin."""
+    require("scip-go")
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", "origin.git")
+    author = Repo(tmp_path / "author")
+    author.commit(SHARDED_TREE, message="three modules")
+    author.git("remote", "add", "origin", str(tmp_path / "origin.git"))
+    return Origin(tmp_path, author, tmp_path / "origin.git")
+
+
+def test_a_matrix_of_shard_jobs_and_a_merge_job_publish_the_note_one_job_makes(monorepo: Origin, tmp_path: Path):
+    sha = monorepo.push()
+    files: list[Path] = []
+    for k in (1, 2):  # the matrix: each job on a runner of its own, uploading its shard file
+        run = act(monorepo.checkout(sha), {"shard": f"{k}/2"})
+        assert run.returncode == 0, run.log
+        assert monorepo.notes() == {}  # a shard job pushes nothing
+        assert f"$ kivgraph index . --commit {sha} --shard {k}/2 --out " in run.log and "--require-analyzers" in run.log
+        summary = run.step("index").summary
+        assert summary.startswith(f"### kivgraph index: shard {k}/2 of `{sha[:12]}` indexed"), summary
+        assert "| index |" in summary and run.outputs["commit"] == sha
+        files.append(Path(run.outputs["shard-file"]))
+        assert files[-1].is_file() and files[-1].name == f"kivgraph-shard-{k}-of-2.kshard"
+    # The merge job: actions/download-artifact puts each artifact in a directory of its name.
+    merger = monorepo.checkout(sha)
+    downloaded = merger.parent.parent / "artifacts"
+    for k, file in enumerate(files, 1):
+        (downloaded / f"kivgraph-shard-{k}").mkdir(parents=True)
+        shutil.copy(file, downloaded / f"kivgraph-shard-{k}" / file.name)
+
+    run = act(merger, {"merge": str(downloaded), "keep-notes": "200"})
+
+    assert run.returncode == 0, run.log
+    notes = monorepo.notes()
+    assert list(notes) == [sha]
+    one = tmp_path / "one.kgen"
+    done = CliRunner().invoke(cli, ["index", str(monorepo.checkout(sha)), "--out", str(one)])  # one job's runner
+    assert done.exit_code == 0, done.output
+    same(decode(notes[sha], "the pushed note"), load_from_file(str(one)))
+    assert run.outputs["commit"] == sha == run.outputs["indexed"] and run.outputs["syntax-only"] == ""
+    summary = run.step("index").summary
+    assert f"| `{sha[:12]}` | merged from 2 shards |" in summary and "| merge |" in summary
+    assert "**Backfill:** none in a sharded run" in summary and "Notes pruned to the last 200" in summary
+    # The merge runs no type checker: no toolchain is set up, no analyzer installed.
+    wanted = {step.name: step.wanted for step in run.steps if not step.ran}
+    assert not wanted["Set up Go (scip-go)"] and "analyzers install" not in run.log
+    assert "$ kivgraph merge " in run.log
+
+
+def test_shard_and_merge_inputs_that_cannot_work_fail_naming_the_input(monorepo: Origin, tmp_path: Path):
+    sha = monorepo.push()
+    empty = tmp_path / "nothing-downloaded"
+    empty.mkdir()
+    for inputs, message in (
+        ({"shard": "3/2"}, "the input shard must be K/N with 1 ≤ K ≤ N (for example 2/4), not '3/2'"),
+        ({"shard": "1/2", "merge": str(empty)}, "give shard (a matrix job indexing one shard) or merge"),
+        ({"merge": str(empty)}, "no shard file (*.kshard) under"),
+        ({"merge": str(tmp_path / "absent")}, "which is not a directory"),
+    ):
+        run = act(monorepo.checkout(sha), inputs)
+        assert run.returncode == 1 and "::error::" in run.log and message in run.log, run.log
+        assert monorepo.notes() == {}
