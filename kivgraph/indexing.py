@@ -208,6 +208,7 @@ def index_snapshot(
     analysis: Analysis | None = None,
     names_elsewhere: frozenset[str] = frozenset(),
     keep_held: Held | None = None,
+    facts_of: frozenset[str] | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
@@ -216,6 +217,8 @@ def index_snapshot(
     `names_elsewhere`: the names declared in the tree's files left out of `snap` (see Resolver).
     `keep_held`: receives the rows held for a name no declaration in sight has (Held), which are
     otherwise dropped: the caller indexing part of a tree decides them once it knows every name.
+    `facts_of`: the files whose uses are resolved (None: every one); the rest are parsed and keyed
+    for their declarations, which the caller's files use, and their rows left to another part.
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -252,7 +255,7 @@ def index_snapshot(
         analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
     try:
         generation, held = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
-                                         names_elsewhere)  # fmt: skip
+                                         names_elsewhere, facts_of)  # fmt: skip
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
@@ -282,6 +285,7 @@ def _index_parsed(
     scip_indexes: tuple[ScipIndex, ...],
     analysis: Analysis | None,
     names_elsewhere: frozenset[str] = frozenset(),
+    facts_of: frozenset[str] | None = None,
 ) -> tuple[Generation, Held]:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
@@ -317,7 +321,7 @@ def _index_parsed(
     _assign_keys(snap.repository, scopes)
     if progress is not None:
         progress("resolve", 0, 1)
-    resolver = Resolver(scopes, layout, adapters, names_elsewhere)
+    resolver = Resolver(scopes, layout, adapters, names_elsewhere, facts_of)
     facts = resolver.run()
     runs: list[AnalyzerRun] = []
     left_out: list[InvisibleScope] = []
@@ -327,7 +331,7 @@ def _index_parsed(
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     for scip_index, root in indexes:
-        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout))
+        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout, facts_of))
     if progress is not None:
         progress("resolve", 1, 1)
 

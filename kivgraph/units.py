@@ -184,9 +184,11 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
         analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
                             checked)  # fmt: skip
     held: Held = []
+    # Only the rows of the chosen units' files (and of files no unit owns) are taken (compose).
+    facts_of = frozenset(f.path for f in part.files if (u := owner.get(f.path)) is None or u.id in chosen)
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
                                 names_elsewhere=names_elsewhere or frozenset(),
-                                keep_held=held if names_elsewhere is None else None)  # fmt: skip
+                                keep_held=held if names_elsewhere is None else None, facts_of=facts_of)  # fmt: skip
     runs = tuple(analysis.unmerged) if analysis is not None else ()
     return Part(generation, frozenset(chosen), runs, held)
 

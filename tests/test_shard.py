@@ -93,6 +93,26 @@ def test_a_shard_runs_only_its_units_and_says_so(modules: tuple[Repo, Path]):
     assert used <= {"scip-go:lib"} and (used or "scip-go:lib" in first["units"])
 
 
+def test_a_shard_resolves_the_uses_of_its_own_units_only(modules: tuple[Repo, Path]):
+    """The units a shard's units reach are parsed for their declarations (and type-checked, for Go),
+    but their own uses are another shard's to resolve: stating them would only be thrown away."""
+    _, work = modules
+
+    def unit(path: str) -> str:
+        top = path.partition("/")[0]
+        return f"scip-go:{top if top in ('lib', 'tools') else '.'}"
+
+    seen_reached: set[str] = set()
+    for k in (1, 2):
+        shard = read_shard(str(work / f"s{k}.kshard"))
+        reached = {f.path for f in shard.generation.files if unit(f.path) not in shard.units}
+        uses = [e for e in shard.generation.edges if e.kind.value != "METHOD_OF"]
+        assert uses and all(e.file not in reached for e in uses), (shard.units, reached)
+        assert all(x.file not in reached for x in shard.generation.external_references)
+        seen_reached |= reached
+    assert "lib/lib.go" in seen_reached  # one shard's modules use lib, which the other owns
+
+
 def test_shards_that_are_not_the_n_of_one_run_are_refused_by_name(modules: tuple[Repo, Path], tmp_path: Path):
     repo, work = modules
 

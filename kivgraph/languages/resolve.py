@@ -119,12 +119,18 @@ class Resolver:
         layout: RepoLayout,
         adapters: dict[Language, LanguageAdapter],
         names_elsewhere: frozenset[str] = frozenset(),
+        facts_of: frozenset[str] | None = None,
     ) -> None:
         """`names_elsewhere`: the names declared in files of the tree not given here (kivgraph/reuse.py
         resolves a few units): a use no declaration could be is not recorded as unresolved, so
         which names exist anywhere in the tree decides what is; a row waiting on a name declared
-        nowhere in sight is held (Facts.held)."""
+        nowhere in sight is held (Facts.held).
+
+        `facts_of`: the files whose uses are resolved (None: every one). The others are there for
+        their declarations (a shard's units reach them); they state only their structure (METHOD_OF,
+        which the exact layer's confirmation of a trait's members reads)."""
         self.files = files
+        self.facts_of = facts_of
         self.layout = layout
         self.adapters = adapters
         self.names: set[str] = {d.name for f in files.values() for d in f.syntax.declarations} | names_elsewhere
@@ -197,6 +203,8 @@ class Resolver:
                     owner = self.owning_type(f, i)
                     if owner is not None:
                         sink.edge(f.keys[i], owner, EdgeKind.METHOD_OF, f, d.name_line, Confidence.STRUCTURAL_CERTAIN)
+            if self.facts_of is not None and f.path not in self.facts_of:
+                continue
             for imp in f.syntax.imports:
                 source = self.source_key(f, imp.start_byte, "")
                 kind = EdgeKind.REEXPORTS if imp.reexport else EdgeKind.IMPORTS_SYMBOL
@@ -216,6 +224,8 @@ class Resolver:
                 sink.emit(f, source, ref.line, outcome, kind, EdgeKind.REFERENCES,
                           Confidence.STRUCTURAL_CERTAIN if certain else Confidence.CANDIDATE)  # fmt: skip
         for part, (library, line) in self.part_directives.items():
+            if self.facts_of is not None and library not in self.facts_of:
+                continue
             # `part 'x.dart'` in the library and `part of` in x.dart: x.dart is part of that library.
             sink.edge(self.files[part].module_key, DeclRef(library, MODULE), EdgeKind.PART_OF, self.files[library],
                       line, Confidence.STRUCTURAL_CERTAIN)  # fmt: skip

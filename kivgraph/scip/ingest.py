@@ -187,12 +187,14 @@ def ingest(
     read: Callable[[str], bytes | None],
     root: str = "",
     layout: RepoLayout | None = None,
+    facts_of: frozenset[str] | None = None,
 ) -> Ingested:
     """Exact facts from one SCIP index, the files they now speak for and the uses it resolved.
 
     `root` is the repository-relative directory the indexer ran in; its document paths are
     relative to it. `layout` (the whole tree) lets our own package's emitted declarations, as a
-    copy installed in node_modules names them, lead back to their sources.
+    copy installed in node_modules names them, lead back to their sources. `facts_of`: the files
+    whose facts are wanted (None: every one); the index's other documents give their definitions.
     """
     if root:
         index = rebase(index, root)
@@ -259,6 +261,9 @@ def ingest(
     for document in index.documents:
         if document.path not in covered:
             continue
+        if facts_of is not None and document.path not in facts_of:
+            _relations(document, definitions, targets, files, key, edge, facts_of)
+            continue
         scopes, text = files[document.path], texts[document.path]
         roles = _site_roles(scopes, text.source)
         import_lines = _import_lines(scopes)
@@ -318,19 +323,27 @@ def ingest(
         if gaps is not None:
             gaps.exports()
             facts.unresolved.extend(gaps.unresolved)
-        for info in document.symbols:
-            site = definitions.get(info.symbol)
-            if site is None:
-                continue
-            for relation in info.relationships:
-                found = targets.find(relation.symbol) if relation.is_implementation else None
-                if found is None:
-                    continue
-                other, confidence = found
-                kind = _relation_kind(files, site, other)
-                line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
-                edge(key(site), key(other), kind, site.path, line, confidence)
+        _relations(document, definitions, targets, files, key, edge, facts_of)
     return Ingested(facts, frozenset(covered), frozenset(resolved), frozenset(shorthands))
+
+
+def _relations(document: Document, definitions: dict[str, Site], targets: "Targets", files: dict[str, FileScopes],
+               key: Callable[[Site], str], edge: Callable[[str, str, EdgeKind, str, int, Confidence], None],
+               facts_of: frozenset[str] | None) -> None:  # fmt: skip
+    """The edges of what the document's symbols implement, each stated at its definition (which
+    may be in another document: a TypeScript interface merged from two files)."""
+    for info in document.symbols:
+        site = definitions.get(info.symbol)
+        if site is None or (facts_of is not None and site.path not in facts_of):
+            continue
+        for relation in info.relationships:
+            found = targets.find(relation.symbol) if relation.is_implementation else None
+            if found is None:
+                continue
+            other, confidence = found
+            kind = _relation_kind(files, site, other)
+            line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
+            edge(key(site), key(other), kind, site.path, line, confidence)
 
 
 def _site_kind(imported: bool, reexported: bool | None, site: SiteRole | None, member_key: bool) -> EdgeKind:
