@@ -226,9 +226,15 @@ def compose(snap: Snapshot, plan: Plan, parts: Sequence[Part], header: Generatio
     missing = next((path for path in sorted(owner) if path not in files), None)
     if missing is not None:  # a part that says it stands for a unit gives every file of it
         raise PartsDisagree(f"none of them gives {missing}, a file of {owner[missing].id}")
-    symbols = [s for i, part in enumerate(parts) for s in part.generation.symbols if giver.get(s.file, last) == i]
-    used = {s.package for s in symbols}
-    packages = {p.id: p for part in parts for p in part.generation.packages if p.id in used}
+    given = [(i, s) for i, part in enumerate(parts) for s in part.generation.symbols if giver.get(s.file, last) == i]
+    symbols = [s for _, s in given]
+    # Packages of one id (two crates named alike) keep the record of its last file, as one run does.
+    last_file: dict[str, tuple[str, int]] = {}
+    for i, s in given:
+        if s.package and (s.package not in last_file or s.file > last_file[s.package][0]):
+            last_file[s.package] = (s.file, i)
+    records = [{p.id: p for p in part.generation.packages} for part in parts]
+    packages = {package: records[i][package] for package, (_, i) in last_file.items()}
 
     scopes: list[InvisibleScope] = []
     for i, part in enumerate(parts):

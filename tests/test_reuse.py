@@ -168,3 +168,26 @@ def test_a_name_declared_anew_reaches_the_units_that_spell_it(make_repo, tmp_pat
     same(stored, load_from_file(str(tmp_path / "full.kgen")))
     assert any(u.requested_symbol == "Attr" and u.file == "a/a.go" for u in stored.unresolved)
     assert outcomes(out)["scip-go:a"] == "a name it spells is declared or gone: Attr"
+
+
+def test_two_crates_of_one_name_keep_the_package_one_run_keeps(make_repo, tmp_path: Path):
+    """Two crates named alike share a package id; one run keeps the record of the last file (in
+    path order) of that id. Re-indexing the first crate alone, and sharding the two apart, must
+    keep the same record, not the re-indexed part's (found on a real repository's two fixtures)."""
+    crate = '[package]\nname = "support"\nversion = "{}"\nedition = "2021"\n'
+    repo = make_repo({"a/Cargo.toml": crate.format("1.0.0"), "a/src/lib.rs": "pub fn one() -> u8 { 1 }\n",
+                      "b/Cargo.toml": crate.format("2.0.0"), "b/src/lib.rs": "pub fn two() -> u8 { 2 }\n"})  # fmt: skip
+    run("index", str(repo.path), "--no-analyzers")
+    repo.commit({"a/src/lib.rs": "pub fn one() -> u8 { 3 }\n"})
+    head = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path), "--no-analyzers", "--full", "--out", str(tmp_path / "full.kgen"))
+    out = json.loads(run("index", str(repo.path), "--no-analyzers", "--json"))
+    assert outcomes(out) == {"rust-analyzer:a": "a/src/lib.rs changed", "rust-analyzer:b": "reused"}
+    full = load_from_file(str(tmp_path / "full.kgen"))
+    assert [(p.id, p.root) for p in full.packages] == [("rust:support", "b")]
+    same(load_from_notes(open_repository(str(repo.path)), head), full)
+    shards = [str(tmp_path / f"{k}.shard") for k in (1, 2)]
+    for k, shard in enumerate(shards, 1):
+        run("index", str(repo.path), "--no-analyzers", "--shard", f"{k}/2", "--out", shard)
+    run("merge", "--repo", str(repo.path), "--out", str(tmp_path / "merged.kgen"), *shards[::-1])
+    same(load_from_file(str(tmp_path / "merged.kgen")), full)
