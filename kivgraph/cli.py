@@ -18,18 +18,18 @@ import click
 
 from kivgraph import __version__
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
-from kivgraph.model import DERIVED_PREFIX, Generation, Language, is_derived
+from kivgraph.model import DERIVED_PREFIX, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.store import (
     NOTES_REF,
-    load_from_file,
+    codec,
     note_location,
     read_file,
     read_note,
     save_to_file,
     save_to_notes,
 )
-from kivgraph.store.codec import decode_columns
+from kivgraph.store.codec import Columns, decode_columns
 from kivgraph.store.git import noted_ancestors, open_repository, resolve_commit
 from kivgraph.store.notes import NotesStore
 from kivgraph.store.prune import DEFAULT_KEEP
@@ -244,14 +244,14 @@ def index(
         raise InvalidArgumentError("--reuse builds on an ancestor's generation; --worktree and --scip index in full.")
     reused = None if full or worktree or scip_files else reuse_ancestor(path, snap, ref, reuse_file, chosen,
                                                                          progress, jobs, analyzers)  # fmt: skip
-    generation = reused.generation if reused is not None else index_snapshot(snap, chosen, progress, jobs,
-                                                                               scip_indexes, analyzers)  # fmt: skip
+    columns = reused.columns if reused is not None else codec.columns_of(
+        index_snapshot(snap, chosen, progress, jobs, scip_indexes, analyzers))  # fmt: skip
     if require_analyzers:
-        require_analyzers_ran(generation.invisible_scopes)
+        require_analyzers_ran(codec.invisible_scopes_of(columns))
     extra = None
     if reused is not None:
         extra = {"reused": {"base": reused.base, "rounds": reused.rounds, "units": [u.as_json() for u in reused.units]}}
-    store_and_report(generation, path, out, ref, started, as_json, extra)
+    store_and_report(columns, path, out, ref, started, as_json, extra)
 
 
 def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None, languages: frozenset[Language] | None,
@@ -260,11 +260,10 @@ def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None
     (said on stderr) when there is none or it cannot be reused: then the caller indexes in full."""
     from kivgraph.graph.load import notes_along
     from kivgraph.reuse import CannotReuse, index_reusing
-    from kivgraph.store import codec
 
     repo = open_repository(path)
     if reuse_file is not None:
-        base = load_from_file(reuse_file)
+        base = decode_columns(read_file(reuse_file), reuse_file)
     else:
         base = None
         try:
@@ -272,7 +271,7 @@ def reuse_ancestor(path: str, snap: "Snapshot", ref: str, reuse_file: str | None
                 if commit == snap.commit:
                     continue
                 try:
-                    base = codec.decode(blob, note_location(commit, ref))
+                    base = decode_columns(blob, note_location(commit, ref))
                     break
                 except KivgraphError as err:
                     click.echo(f"passing over {commit[:12]}'s generation: {err}", err=True)
@@ -307,7 +306,7 @@ def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, l
     done = index_shard(path, revision, number, count, parse_languages(languages), out, analyzers,
                        ProgressLine(sys.stderr), jobs, require_analyzers)  # fmt: skip
     elapsed = time.monotonic() - started
-    parsed = len(done.generation.files)
+    parsed = done.generation.count("files")
     runs = [{"unit": t.unit, "seconds": round(t.seconds, 3), "indexed": t.indexed, "own": t.own}
             for t in done.timings]  # fmt: skip
     if as_json:
@@ -354,12 +353,12 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
         raise InvalidArgumentError("--require-analyzers needs shards indexed with the analyzers, not --no-analyzers.")
     if require_analyzers is None:
         require_analyzers = shards[0].analyzers and os.environ.get("KIVGRAPH_REQUIRE_ANALYZERS") == "1"
-    generation = merge_shards(path, shards)
+    columns = merge_shards(path, shards)
     if require_analyzers:
-        require_analyzers_ran(generation.invisible_scopes)
+        require_analyzers_ran(codec.invisible_scopes_of(columns))
     units = [{"unit": t.unit, "shard": f"{s.number}/{s.count}", "seconds": round(t.seconds, 3),
               "indexed": t.indexed} for s in shards for t in s.timings if t.own]  # fmt: skip
-    store_and_report(generation, path, out, ref, started, as_json, {"units": units})
+    store_and_report(columns, path, out, ref, started, as_json, {"units": units})
 
 
 @cli.command("index-rust-std")
@@ -390,26 +389,28 @@ def index_rust_std(sysroot: str | None, out: str | None, jobs: int | None, analy
     generation = index_rust_library(sysroot, ProgressLine(sys.stderr), jobs, analyzers)
     location = out or str(default_location(generation.header.repository.removeprefix(DERIVED_PREFIX)))
     os.makedirs(os.path.dirname(os.path.abspath(location)), exist_ok=True)
-    blob = save_to_file(generation, location)
-    report_indexed(blob, location, time.monotonic() - started, as_json)
+    columns = codec.columns_of(generation)
+    blob = save_to_file(columns, location)
+    report_indexed(columns, len(blob), location, time.monotonic() - started, as_json)
 
 
-def store_and_report(generation: Generation, path: str, out: str | None, ref: str, started: float,
+def store_and_report(columns: Columns, path: str, out: str | None, ref: str, started: float,
                      as_json: bool, extra: dict[str, Any] | None = None) -> None:  # fmt: skip
     """Write the generation to --out, or to the notes of its commit, and print the summary."""
     if out:
-        blob = save_to_file(generation, out)
+        blob = save_to_file(columns, out)
         location = out
     else:
-        blob = save_to_notes(open_repository(path), generation, ref)
-        location = note_location(generation.header.commit, ref)
-    report_indexed(blob, location, time.monotonic() - started, as_json, extra)
+        blob = save_to_notes(open_repository(path), columns, ref)
+        location = note_location(columns.header.commit, ref)
+    report_indexed(columns, len(blob), location, time.monotonic() - started, as_json, extra)
 
 
-def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool, extra: dict[str, Any] | None = None,
-                   ) -> None:  # fmt: skip
-    """The one-line (or JSON) summary of a generation just written (`extra`: more JSON fields)."""
-    summary = summarize(decode_columns(blob, location), len(blob), location)
+def report_indexed(columns: Columns, size: int, location: str, elapsed: float, as_json: bool,
+                   extra: dict[str, Any] | None = None) -> None:  # fmt: skip
+    """The one-line (or JSON) summary of a generation just written in `size` bytes (`extra`: more
+    JSON fields)."""
+    summary = summarize(columns, size, location)
     summary["elapsed_seconds"] = round(elapsed, 3)
     summary.update(extra or {})
     if as_json:
@@ -422,7 +423,7 @@ def report_indexed(blob: bytes, location: str, elapsed: float, as_json: bool, ex
     line = (
         f"Indexed {summary['repository']} at {where}: "
         f"{c['files']:,} files ({skipped:,} skipped), {c['symbols']:,} symbols, {c['edges']:,} edges, "
-        f"{c['unresolved']:,} unresolved in {elapsed:.1f}s → {location} ({len(blob):,} bytes)"
+        f"{c['unresolved']:,} unresolved in {elapsed:.1f}s → {location} ({size:,} bytes)"
     )
     click.echo(click.style(line, fg="green") if color else line, color=color)
 

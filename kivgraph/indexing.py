@@ -351,7 +351,7 @@ def _index_parsed(
     generation = Generation(
         header=header,
         files=tuple(records),
-        # Of two packages of one id (crates named alike), the last file's in path order: units.compose too.
+        # Of two packages of one id (crates named alike), the last file's in path order: store/join.py too.
         packages=tuple(sorted({p.id: p for p in packages.values()}.values(), key=lambda p: p.id)),
         symbols=tuple(symbols),
         edges=tuple(facts.edges),

@@ -11,9 +11,10 @@ languages, type checkers on in one and off in the other, a changed role configur
 """
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pygit2
 
 from kivgraph import __version__
@@ -28,12 +29,14 @@ from kivgraph.indexing import (
     utf8_path,
 )
 from kivgraph.languages import adapter, language_of
-from kivgraph.model import Generation, Language
+from kivgraph.model import GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.run import ANALYZER_FAILURES
+from kivgraph.store import codec
+from kivgraph.store.codec import Columns, int_list
 from kivgraph.store.git import lookup, tree_changes
-from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units, inside, owner_of_scope
+from kivgraph.units import Dependencies, Given, PartsDisagree, compose, given, index_units, inside, owner_of_scope
 
 MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
                             "Cargo.lock", "pyproject.toml", "setup.cfg", "pubspec.yaml", "pubspec.lock"})  # fmt: skip
@@ -67,7 +70,8 @@ class UnitOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Reused:
-    generation: Generation
+    columns: Columns
+    """The generation, as the codec stores it."""
     base: str
     """The commit whose generation was reused."""
     units: tuple[UnitOutcome, ...]
@@ -79,31 +83,35 @@ class Reused:
 def index_reusing(
     repo: pygit2.Repository,
     snap: Snapshot,
-    base: Generation,
+    base: Columns,
     languages: frozenset[Language] | None = None,
     progress: Progress | None = None,
     jobs: int | None = None,
     run_analyzers: bool = False,
     said: Callable[[str], None] | None = None,
 ) -> Reused:
-    """The generation of `snap` (a commit) made from `base` (an ancestor's) and the units re-indexed.
+    """The generation of `snap` (a commit) made from `base` (an ancestor's columns, never turned
+    into rows but for its symbols) and the units re-indexed.
 
     `said` hears one line per unit as its fate is decided. Raises CannotReuse when nothing of
     `base` can be kept.
     """
-    _check_recipe(snap, base)
+    _check_recipe(snap, base.header)
+    ancestor, base_scopes = _Ancestor(base), codec.invisible_scopes_of(base)
     plan = plan_snapshot(snap, languages)
     owner = {path: unit for unit in plan.units for path in unit.files}
     changed = _changed_paths(repo, base.header.commit, snap.commit)
     dirty = _dirty(plan, changed, languages)
     _check_coverage(snap, base, plan, owner, dirty, changed, languages)
-    if run_analyzers != _analyzed(base) and any(u.analyzer != SYNTAX for u in plan.units if u.id not in dirty):
+    if run_analyzers != _analyzed(base.header, base_scopes) and any(
+        u.analyzer != SYNTAX for u in plan.units if u.id not in dirty
+    ):
         raise CannotReuse(f"{base.header.commit[:12]} was indexed {'without' if run_analyzers else 'with'} type "
                           "checkers, this run is not")  # fmt: skip
     depends = Dependencies(plan, snap, base)
     # What the changed files declare, read ahead: a surface or a name that changes reaches the units
     # it concerns in the first round; the check after each round catches anything this misses.
-    reshaped, renamed = _declared_ahead(snap, base, plan, changed, languages)
+    reshaped, renamed = _declared_ahead(snap, ancestor, plan, changed, languages)
     for unit_id in sorted(reshaped):
         if unit_id in depends.by_id:
             for dependent in sorted(depends.dependents(depends.by_id[unit_id])):
@@ -117,14 +125,18 @@ def index_reusing(
             if said is not None:
                 said(f"{unit_id}: re-indexing ({why})")
         closure = depends.closure(dirty)
-        elsewhere = frozenset(s.name for s in base.symbols if not is_file_module(s)
-                              and (unit := owner.get(s.file)) is not None and unit.id not in closure)  # fmt: skip
+        elsewhere = frozenset(name for file, name in ancestor.declared
+                              if (unit := owner.get(file)) is not None and unit.id not in closure)  # fmt: skip
         part = index_units(snap, plan, dirty, depends, languages, progress, jobs, run_analyzers, elsewhere)
         sub = part.generation
-        changed_surfaces = [u for u in plan.units if u.id in dirty and _surface(sub, u) != _surface(base, u)]
+        changed_surfaces = [
+            u for u in plan.units if u.id in dirty and _surface(sub.symbols, u) != _surface(ancestor.symbols_in(u), u)
+        ]
         spread = {d: f"{u.id} changed its public surface" for u in changed_surfaces for d in depends.dependents(u)
                   if d not in dirty}  # fmt: skip
-        for unit_id, why in depends.naming(_renamed(base, sub, owner, dirty), {*dirty, *spread}).items():
+        for unit_id, why in depends.naming(
+            _renamed(ancestor.declared, sub.symbols, owner, dirty), {*dirty, *spread}
+        ).items():
             spread[unit_id] = why
         if not spread:
             break
@@ -133,19 +145,18 @@ def index_reusing(
         for unit in plan.units:
             if unit.id not in dirty:
                 said(f"{unit.id}: reused from {base.header.commit[:12]}")
-    kept = Part(base, frozenset(u.id for u in plan.units if u.id not in dirty), (), [])
-    header = replace(sub.header, analyzers=_tools(plan, dirty, base, sub))
+    kept = Given(base, frozenset(u.id for u in plan.units if u.id not in dirty))
+    header = replace(sub.header, analyzers=_tools(plan, dirty, base.header, base_scopes, sub.header))
     try:
-        generation = compose(snap, plan, [kept, part], header, languages, run_analyzers)
+        columns = compose(snap, plan, [kept, given(part)], header, languages, run_analyzers)
     except PartsDisagree as err:
         raise CannotReuse(f"the re-indexed units and the kept ones disagree: {err}") from err
     seconds = {run.project.id: run.seconds for run in part.runs}
     outcomes = tuple(UnitOutcome(u.id, u.id not in dirty, dirty.get(u.id, ""), seconds.get(u.id)) for u in plan.units)
-    return Reused(generation, base.header.commit, outcomes, rounds)
+    return Reused(columns, base.header.commit, outcomes, rounds)
 
 
-def _check_recipe(snap: Snapshot, base: Generation) -> None:
-    header = base.header
+def _check_recipe(snap: Snapshot, header: GenerationHeader) -> None:
     if snap.worktree or header.worktree:
         raise CannotReuse("a working tree's generation is neither reused nor reused from")
     if header.indexer_version != __version__:
@@ -193,10 +204,10 @@ def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None)
     return dirty
 
 
-def _check_coverage(snap: Snapshot, base: Generation, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str],
+def _check_coverage(snap: Snapshot, base: Columns, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str],
                     changed: set[str], languages: frozenset[Language] | None) -> None:  # fmt: skip
     """The base holds a record of every file of every unit kept, and of nothing this run leaves out."""
-    recorded = {f.path for f in base.files}
+    recorded = set(base.file_paths())
     for unit in plan.units:
         if unit.id not in dirty:
             missing = next((p for p in unit.files if p not in recorded), None)
@@ -210,23 +221,45 @@ def _check_coverage(snap: Snapshot, base: Generation, plan: Plan, owner: dict[st
                           "(other --languages)")  # fmt: skip
 
 
-def _analyzed(generation: Generation) -> bool:
+def _analyzed(header: GenerationHeader, scopes: Sequence[InvisibleScope]) -> bool:
     """Whether the generation was made with type checkers on."""
-    tools = {name for name, _ in generation.header.analyzers if name not in GRAMMAR_PACKAGES}
-    return bool(tools) or any(s.reason in ANALYZER_SCOPES for s in generation.invisible_scopes)
+    tools = {name for name, _ in header.analyzers if name not in GRAMMAR_PACKAGES}
+    return bool(tools) or any(s.reason in ANALYZER_SCOPES for s in scopes)
 
 
-def _declared_ahead(snap: Snapshot, base: Generation, plan: Plan, changed: set[str],
+class _Ancestor:
+    """What reuse reads of the ancestor's symbols, off its columns (turning all of them into rows
+    would cost more than the rest of a small change's reuse): every declaration's file and name,
+    and the symbols of the units it asks for."""
+
+    def __init__(self, base: Columns) -> None:
+        self.base = base
+        symbols = base.tables["symbols"]
+        modules = np.flatnonzero(symbols["kind"] == base.vocabularies["symbol_kind"].index(SymbolKind.MODULE))
+        own = {int(i) for i, s in zip(modules, codec.symbols_of(base, modules), strict=True) if is_file_module(s)}
+        paths = [*base.file_paths(), ""]
+        files = [paths[f] for f in int_list(symbols["file"])]
+        names = [base.strings[n] for n in int_list(symbols["name"])]
+        self.declared = [(file, name) for i, (file, name) in enumerate(zip(files, names, strict=True)) if i not in own]
+        """(file, name) of each symbol but the files' own modules."""
+
+    def symbols_in(self, unit: Unit | set[str]) -> tuple[Symbol, ...]:
+        files = set(unit.files) if isinstance(unit, Unit) else unit
+        wanted = [i for i, path in enumerate(self.base.file_paths()) if path in files]
+        return codec.symbols_of(self.base, np.flatnonzero(np.isin(self.base.tables["symbols"]["file"], wanted)))
+
+
+def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: set[str],
                     languages: frozenset[Language] | None) -> tuple[set[str], set[str]]:  # fmt: skip
     """(the units whose changed files declare otherwise than in `base` — names, kinds, signatures,
     exports —, the names declared somewhere before and not now or the reverse), from parsing the
     changed files alone."""
     files = {f.path: f for f in snap.files}
-    before: Counter[str] = Counter(s.name for s in base.symbols if not is_file_module(s))
+    before: Counter[str] = Counter(name for _, name in ancestor.declared)
     after = Counter(before)
     was: dict[str, Counter[tuple[object, ...]]] = {}
-    for s in base.symbols:
-        if s.file in changed and not is_file_module(s):
+    for s in ancestor.symbols_in(changed):
+        if not is_file_module(s):
             was.setdefault(s.file, Counter())[(s.name, s.kind, s.signature, s.exported)] += 1
             after[s.name] -= 1
     reshaped: set[str] = set()
@@ -246,39 +279,43 @@ def _declared_ahead(snap: Snapshot, base: Generation, plan: Plan, changed: set[s
     return reshaped, {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
 
 
-def _renamed(base: Generation, sub: Generation, owner: dict[str, Unit], dirty: dict[str, str]) -> set[str]:
-    """The names declared somewhere in the tree before and not now, or now and not before: the
-    resolver records a use it cannot settle only when some declaration has its name."""
+def _renamed(declared: Sequence[tuple[str, str]], sub: Sequence[Symbol], owner: dict[str, Unit],
+             dirty: dict[str, str]) -> set[str]:  # fmt: skip
+    """The names declared somewhere in the tree before (`declared`: the ancestor's (file, name)
+    declarations) and not now, or now and not before: the resolver records a use it cannot settle
+    only when some declaration has its name."""
 
     def fresh(path: str) -> bool:
         unit = owner.get(path)
         return unit is not None and unit.id in dirty
 
-    before = {s.name for s in base.symbols if not is_file_module(s)}
-    after = {s.name for s in base.symbols if not is_file_module(s) and not fresh(s.file)}
-    after |= {s.name for s in sub.symbols if not is_file_module(s) and fresh(s.file)}
+    before = {name for _, name in declared}
+    after = {name for file, name in declared if not fresh(file)}
+    after |= {s.name for s in sub if not is_file_module(s) and fresh(s.file)}
     return before ^ after
 
 
-def _surface(generation: Generation, unit: Unit) -> frozenset[tuple[object, ...]]:
+def _surface(symbols: Sequence[Symbol], unit: Unit) -> frozenset[tuple[object, ...]]:
     """What other units can see of a unit: its symbols, their kinds, signatures and nesting."""
     files = set(unit.files)
     return frozenset((s.key, s.qualified_name, s.kind, s.signature, s.exported, s.container)
-                     for s in generation.symbols if s.file in files)  # fmt: skip
+                     for s in symbols if s.file in files)  # fmt: skip
 
 
-def _tools(plan: Plan, dirty: dict[str, str], base: Generation, sub: Generation) -> tuple[tuple[str, str], ...]:
+def _tools(
+    plan: Plan, dirty: dict[str, str], base: GenerationHeader, scopes: Sequence[InvisibleScope], sub: GenerationHeader
+) -> tuple[tuple[str, str], ...]:
     """The parsers and type checkers the generation was made with: those that ran now, and those of
     the base that ran on a unit kept (one whose run there left no failure)."""
-    failed = {u.id for s in base.invisible_scopes if s.reason in ANALYZER_FAILURES
+    failed = {u.id for s in scopes if s.reason in ANALYZER_FAILURES
               for u in [owner_of_scope(plan, s)] if u is not None}  # fmt: skip
     kept_tools = {u.analyzer for u in plan.units if u.id not in dirty and u.analyzer != SYNTAX and u.id not in failed}
-    now = dict(sub.header.analyzers)
-    tools = set(sub.header.analyzers)
-    for name, version in base.header.analyzers:
+    now = dict(sub.analyzers)
+    tools = set(sub.analyzers)
+    for name, version in base.analyzers:
         if name in GRAMMAR_PACKAGES or name not in kept_tools:
             continue
         if name in now and now[name] != version:
-            raise CannotReuse(f"{name} is now {now[name]}; {base.header.commit[:12]} was indexed with {version}")
+            raise CannotReuse(f"{name} is now {now[name]}; {base.commit[:12]} was indexed with {version}")
         tools.add((name, version))
     return tuple(sorted(tools))

@@ -16,11 +16,12 @@ from kivgraph import __version__
 from kivgraph.errors import InvalidArgumentError, KivgraphError
 from kivgraph.indexing import Progress, snapshot_at
 from kivgraph.languages.resolve import Held
-from kivgraph.model import Confidence, Edge, EdgeKind, Generation, Language, Provenance, Unresolved
+from kivgraph.model import Confidence, Edge, EdgeKind, Language, Provenance, Unresolved
 from kivgraph.plan import plan_snapshot
 from kivgraph.scip.run import require_analyzers_ran
 from kivgraph.store import codec
-from kivgraph.units import Dependencies, Part, PartsDisagree, compose, index_units, owner_of_scope
+from kivgraph.store.codec import Columns
+from kivgraph.units import Dependencies, Given, PartsDisagree, compose, index_units, owner_of_scope
 
 MAGIC = b"KIVGRAPH-SHARD-2\n"
 MAX_EXPANSION = 64
@@ -51,8 +52,8 @@ class Shard:
     analyzers: bool
     """Whether the type checkers ran (else the syntax layer alone, `--no-analyzers`)."""
     units: tuple[str, ...]
-    generation: Generation
-    """Every file the shard parsed; those of `units` are its to give."""
+    generation: Columns
+    """Every file the shard parsed (as the codec stores them); those of `units` are its to give."""
     held: Held
     timings: tuple[Timing, ...]
     source: str
@@ -83,7 +84,7 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
         require_analyzers_ran(own, "no shard file was written")
     timings = tuple(Timing(r.project.id, r.seconds, r.index is not None, r.project.id in units) for r in part.runs)
     shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, analyzers, units,
-                  part.generation, part.held, timings, out)  # fmt: skip
+                  codec.columns_of(part.generation), part.held, timings, out)  # fmt: skip
     data = encode(shard)
     temporary = Path(f"{out}.tmp")
     try:
@@ -156,7 +157,7 @@ def _shard(body: object, path: str) -> Shard:
     if not isinstance(blob, bytes):
         raise ValueError("its generation is not bytes")
     try:
-        generation = codec.decode(blob, f"the generation in the shard {path}")
+        generation = codec.decode_columns(blob, f"the generation in the shard {path}")
     except KivgraphError as err:
         raise InvalidArgumentError(f"the shard {path} is corrupt: {err}") from err
     held: Held = []
@@ -175,9 +176,9 @@ def _shard(body: object, path: str) -> Shard:
                  tuple(timings), path)  # fmt: skip
 
 
-def merge(path: str, shards: Sequence[Shard]) -> Generation:
-    """The generation of the shards' commit (read with `read_shard`), composed of their rows:
-    refused unless they are the N shards of one plan of that commit, each once."""
+def merge(path: str, shards: Sequence[Shard]) -> Columns:
+    """The generation of the shards' commit (read with `read_shard`), composed of their rows
+    (as the codec stores them): refused unless they are the N shards of one plan of that commit, each once."""
     if not shards:
         raise InvalidArgumentError("merge needs the shard files of `kivgraph index --shard K/N`")
     first = shards[0]
@@ -217,7 +218,7 @@ def merge(path: str, shards: Sequence[Shard]) -> Generation:
     tools = sorted({tool for shard in shards for tool in shard.generation.header.analyzers})
     header = replace(first.generation.header, analyzers=tuple(tools), remote_url=snap.remote_url,
                      created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))  # fmt: skip
-    parts = [Part(s.generation, frozenset(s.units), (), s.held) for s in shards]
+    parts = [Given(s.generation, frozenset(s.units), s.held) for s in shards]
     try:
         return compose(snap, plan, parts, header, first.languages, first.analyzers)
     except PartsDisagree as err:

@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from kivgraph.indexing import (
     MAX_FILE_BYTES,
     Progress,
@@ -23,6 +25,9 @@ from kivgraph.languages.resolve import Held
 from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, Unresolved
 from kivgraph.plan import SYNTAX, Plan, Unit, reaches_by_path
 from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
+from kivgraph.store import codec
+from kivgraph.store.codec import Columns, int_list
+from kivgraph.store.join import JoinError, Piece, join
 
 _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
@@ -47,20 +52,12 @@ class Dependencies:
     it used. Without an earlier generation, only Go's reach is known for certain (a package is
     imported by its module's path): a unit of another language reaches every unit of its languages."""
 
-    def __init__(self, plan: Plan, snap: Snapshot, earlier: Generation | None = None) -> None:
+    def __init__(self, plan: Plan, snap: Snapshot, earlier: Columns | None = None) -> None:
         self.plan, self.snap = plan, snap
         self.by_id = {u.id: u for u in plan.units}
         self.languages = {u.id: u.languages for u in plan.units}
         self.files = {f.path: f for f in snap.files}
-        self.used: dict[str, set[str]] | None = None
-        if earlier is not None:
-            owner = plan.owners()
-            file_of = {s.key: s.file for s in earlier.symbols}
-            self.used = {}
-            for edge in earlier.edges:
-                source, target = owner.get(edge.file), owner.get(file_of.get(edge.target, ""))
-                if source is not None and target is not None and source is not target:
-                    self.used.setdefault(source.id, set()).add(target.id)
+        self.used = None if earlier is None else _used(plan, earlier)
         self.workspace = any(p.rpartition("/")[2] == "go.work" for p in self.files)
         self.mentions: dict[str, set[str]] = {}
         self._of: dict[str, set[str]] = {}
@@ -136,6 +133,24 @@ class Dependencies:
         return self.mentions[unit.id]
 
 
+def _used(plan: Plan, earlier: Columns) -> dict[str, set[str]]:
+    """Which units each unit's edges reach in an earlier generation (the file of an edge's site →
+    the file of its target), counted on the columns."""
+    owner = plan.owners()
+    units = sorted({u.id for u in plan.units})
+    number = {unit: n for n, unit in enumerate(units)}
+    of_file = np.array([number[u.id] if (u := owner.get(p)) is not None else -1 for p in earlier.file_paths()]
+                       + [-1], dtype=np.int64)  # fmt: skip
+    edges = earlier.tables["edges"]
+    source = of_file[edges["file"]]
+    target = of_file[earlier.tables["symbols"]["file"]][edges["target"]]
+    crossing = (source >= 0) & (target >= 0) & (source != target)
+    used: dict[str, set[str]] = {}
+    for a, b in set(zip(int_list(source[crossing]), int_list(target[crossing]), strict=True)):
+        used.setdefault(units[a], set()).add(units[b])
+    return used
+
+
 @dataclass(frozen=True, slots=True)
 class Part:
     """Some units indexed with what they depend on: rows for every file it parsed, of which those
@@ -204,11 +219,26 @@ class PartsDisagree(Exception):
     """The parts do not make up the tree: a file none of them stands for."""
 
 
-def compose(snap: Snapshot, plan: Plan, parts: Sequence[Part], header: GenerationHeader,
-            languages: frozenset[Language] | None, run_analyzers: bool) -> Generation:  # fmt: skip
-    """One generation of the tree from its parts: each file's rows from the part of the unit that
-    owns it (a file no unit owns, from the last part); the tree's own blind spots anew. Rows held
-    for a name are decided here, now that every declaration is known."""
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What a part gives a composition: its rows (columns, as stored), the units whose files'
+    rows are taken from it, and its rows held for a name."""
+
+    columns: Columns
+    units: frozenset[str]
+    held: Sequence[tuple[Edge | Unresolved, str]] = ()
+
+
+def given(part: Part) -> Given:
+    return Given(codec.columns_of(part.generation), part.units, part.held)
+
+
+def compose(snap: Snapshot, plan: Plan, parts: Sequence[Given], header: GenerationHeader,
+            languages: frozenset[Language] | None, run_analyzers: bool) -> Columns:  # fmt: skip
+    """The columns of one generation of the tree from its parts: each file's rows from the part
+    of the unit that owns it (a file no unit owns, and rows of no file, from the last part); the
+    tree's own blind spots anew. Rows held for a name are decided here, now that every declaration
+    is known. Joined column by column (kivgraph/store/join.py): no row object per edge."""
     owner = plan.owners()
     taken = {unit: i for i, part in enumerate(parts) for unit in part.units}
     last = len(parts) - 1
@@ -217,68 +247,45 @@ def compose(snap: Snapshot, plan: Plan, parts: Sequence[Part], header: Generatio
         unit = owner.get(path)
         return last if unit is None else taken.get(unit.id, -1)
 
-    giver = {f.path: i for i, part in enumerate(parts) for f in part.generation.files if source(f.path) == i}
-    """The part each file's rows are taken from (a row of no file's, from the last)."""
-    files = {f.path: f for i, part in enumerate(parts) for f in part.generation.files if giver.get(f.path) == i}
-    order = [f.path for f in snap.files if f.path in files]
-    if len(order) != len(files):
+    files = [frozenset(p for p in part.columns.file_paths() if source(p) == i) for i, part in enumerate(parts)]
+    given_paths = {p for paths in files for p in paths}
+    in_tree = {f.path for f in snap.files}
+    if not given_paths <= in_tree:
         raise PartsDisagree("the files of the parts do not make up the tree")
-    missing = next((path for path in sorted(owner) if path not in files), None)
+    missing = next((path for path in sorted(owner) if path not in given_paths), None)
     if missing is not None:  # a part that says it stands for a unit gives every file of it
         raise PartsDisagree(f"none of them gives {missing}, a file of {owner[missing].id}")
-    given = [(i, s) for i, part in enumerate(parts) for s in part.generation.symbols if giver.get(s.file, last) == i]
-    symbols = [s for _, s in given]
-    # Packages of one id (two crates named alike) keep the record of its last file, as one run does.
-    last_file: dict[str, tuple[str, int]] = {}
-    for i, s in given:
-        if s.package and (s.package not in last_file or s.file > last_file[s.package][0]):
-            last_file[s.package] = (s.file, i)
-    records = [{p.id: p for p in part.generation.packages} for part in parts]
-    packages = {package: records[i][package] for package, (_, i) in last_file.items()}
 
     scopes: list[InvisibleScope] = []
     for i, part in enumerate(parts):
-        for scope in part.generation.invisible_scopes:
+        for scope in codec.invisible_scopes_of(part.columns):
             if scope.reason == "PATH_NOT_UTF8" or scope.reason == "PROJECT_NOT_CONFIGURED" and scope.path == "":
                 continue
             unit = owner_of_scope(plan, scope)
             if unit is not None and taken.get(unit.id) == i:
                 scopes.append(scope)
-    scopes += [s for s in parts[last].generation.invisible_scopes if s.reason == "PATH_NOT_UTF8"]
+    scopes += [s for s in codec.invisible_scopes_of(parts[last].columns) if s.reason == "PATH_NOT_UTF8"]
     if run_analyzers:
         scopes += unconfigured([f.path for f in readable(snap)], present(snap, languages))
 
-    edges = [e for i, part in enumerate(parts) for e in part.generation.edges if giver.get(e.file, last) == i]
-    unresolved = [u for i, part in enumerate(parts) for u in part.generation.unresolved
-                  if giver.get(u.file, last) == i]  # fmt: skip
-    external = [x for i, part in enumerate(parts) for x in part.generation.external_references
-                if giver.get(x.file, last) == i]  # fmt: skip
-    held = [(row, name) for i, part in enumerate(parts) for row, name in part.held if giver.get(row.file, last) == i]
-    _decide(held, edges, unresolved, {s.name for s in symbols if not is_file_module(s)})
-    return Generation(
-        header=replace(header, languages=tuple(sorted({f.language for f in files.values()}))),
-        files=tuple(files[p] for p in order),
-        packages=tuple(sorted(packages.values(), key=lambda p: p.id)),
-        symbols=tuple(symbols),
-        edges=tuple(edges),
-        external_references=tuple(external),
-        unresolved=tuple(unresolved),
-        invisible_scopes=tuple(scopes),
-    )
+    admitted = _admitted(parts, files)
+    pieces = [Piece(part.columns, files[i], i == last, [r for r in admitted[i] if isinstance(r, Edge)],
+                    [r for r in admitted[i] if isinstance(r, Unresolved)]) for i, part in enumerate(parts)]  # fmt: skip
+    try:
+        return join(header, pieces, scopes)
+    except JoinError as err:
+        raise PartsDisagree(str(err)) from err
 
 
-def _decide(held: Held, edges: list[Edge], unresolved: list[Unresolved], names: set[str]) -> None:
-    """Add to the rows those held for a name some declaration of the tree has (an edge once: the
-    resolver writes one per source, target, kind and line)."""
-    admitted = [row for row, name in held if name in names]
-    files = {r.file for r in admitted if isinstance(r, Edge)}
-    seen = {(e.source, e.target, e.kind, e.line) for e in edges if e.file in files}
-    for row in admitted:
-        if isinstance(row, Unresolved):
-            unresolved.append(row)
-        elif (row.source, row.target, row.kind, row.line) not in seen:
-            seen.add((row.source, row.target, row.kind, row.line))
-            edges.append(row)
+def _admitted(parts: Sequence[Given], files: Sequence[frozenset[str]]) -> list[list[Edge | Unresolved]]:
+    """Each part's rows held for a name that some declaration of the tree has, of the files it gives."""
+    if not any(part.held for part in parts):
+        return [[] for _ in parts]
+    names = {s.name for i, part in enumerate(parts) for s in codec.symbols_of(part.columns)
+             if (s.file in files[i] or not s.file and i == len(parts) - 1) and not is_file_module(s)}  # fmt: skip
+    last = len(parts) - 1
+    return [[row for row, name in part.held if name in names and (row.file in files[i] or not row.file and i == last)]
+            for i, part in enumerate(parts)]  # fmt: skip
 
 
 def readable(snap: Snapshot) -> list[TreeFile]:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from kivgraph.cli import cli
 from kivgraph.model import Generation
 from kivgraph.shard import MAGIC, read_shard
-from kivgraph.store import load_from_file, load_from_notes
+from kivgraph.store import codec, load_from_file, load_from_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
 from tests.scip.analyzers import require
@@ -105,10 +105,11 @@ def test_a_shard_resolves_the_uses_of_its_own_units_only(modules: tuple[Repo, Pa
     seen_reached: set[str] = set()
     for k in (1, 2):
         shard = read_shard(str(work / f"s{k}.kshard"))
-        reached = {f.path for f in shard.generation.files if unit(f.path) not in shard.units}
-        uses = [e for e in shard.generation.edges if e.kind.value != "METHOD_OF"]
+        g = codec.rows(shard.generation)
+        reached = {f.path for f in g.files if unit(f.path) not in shard.units}
+        uses = [e for e in g.edges if e.kind.value != "METHOD_OF"]
         assert uses and all(e.file not in reached for e in uses), (shard.units, reached)
-        assert all(x.file not in reached for x in shard.generation.external_references)
+        assert all(x.file not in reached for x in g.external_references)
         seen_reached |= reached
     assert "lib/lib.go" in seen_reached  # one shard's modules use lib, which the other owns
 
@@ -232,7 +233,7 @@ def test_more_shards_than_units_leaves_some_empty_and_the_merge_still_equals_one
     one, merged = shards_and_one(repo, tmp_path, 4, "--no-analyzers")
     same(one, merged)
     empty = [read_shard(str(tmp_path / f"s{k}.kshard")) for k in (3, 4)]
-    assert all(not s.units and not s.generation.symbols for s in empty)
+    assert all(not s.units and not s.generation.count("symbols") for s in empty)
 
 
 QUOTED: dict[str, str | bytes] = {
@@ -265,8 +266,8 @@ def test_a_shard_missing_a_file_of_its_units_is_refused_not_merged_short(modules
 
     repo, work = modules
     shard = read_shard(str(work / "s1.kshard"))
-    dropped = next(f.path for f in shard.generation.files if f.path.endswith(".go"))
-    g = shard.generation
+    g = codec.rows(shard.generation)
+    dropped = next(f.path for f in g.files if f.path.endswith(".go"))
     gone = {s.key for s in g.symbols if s.file == dropped}
     generation = replace(g, files=tuple(f for f in g.files if f.path != dropped),
                          symbols=tuple(s for s in g.symbols if s.file != dropped),
@@ -274,7 +275,7 @@ def test_a_shard_missing_a_file_of_its_units_is_refused_not_merged_short(modules
                          external_references=tuple(x for x in g.external_references if x.source not in gone),
                          unresolved=tuple(u for u in g.unresolved if u.source not in gone))  # fmt: skip
     cut = tmp_path / "cut.kshard"
-    cut.write_bytes(encode(replace(shard, generation=generation)))
+    cut.write_bytes(encode(replace(shard, generation=codec.columns_of(generation))))
     result = CliRunner().invoke(cli, ["merge", str(cut), str(work / "s2.kshard"), "--repo", str(repo.path),
                                       "--out", str(tmp_path / "x")])  # fmt: skip
     assert result.exit_code != 0 and "Traceback" not in result.output

@@ -23,7 +23,7 @@ def note_location(commit: str, ref: str = NOTES_REF) -> str:
     return f"commit {commit[:12]} in {ref}"
 
 
-def save_to_notes(repo: pygit2.Repository, generation: Generation, ref: str = NOTES_REF) -> bytes:
+def save_to_notes(repo: pygit2.Repository, generation: Generation | codec.Columns, ref: str = NOTES_REF) -> bytes:
     """Encode and attach to the generation's commit; returns the stored bytes."""
     if not generation.header.commit:
         raise KivgraphError("a working-tree generation has no commit to attach a note to; use --out FILE.")
@@ -43,7 +43,7 @@ def load_from_notes(repo: pygit2.Repository, commit: str, ref: str = NOTES_REF) 
     return codec.decode(read_note(repo, commit, ref), note_location(commit, ref))
 
 
-def save_to_file(generation: Generation, path: str) -> bytes:
+def save_to_file(generation: Generation | codec.Columns, path: str) -> bytes:
     """Write atomically: a reader never sees half a file, and a failed write keeps the old one."""
     blob = codec.encode(generation)
     temporary = f"{path}.tmp-{os.getpid()}"

@@ -10,6 +10,7 @@ edge. Every field is validated before anything is built from it: any damage is a
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import repeat
@@ -76,12 +77,12 @@ def unpack_ints(data: bytes) -> IntColumn:
 _BASE32_AS_DIGITS = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghijklmnopqrstuv")
 
 
-def _key_bytes(key: str) -> bytes:
+def key_bytes(key: str) -> bytes:
     """52 base32 characters carry 256 bits and 4 zero bits of padding; int() decodes them in C."""
     return (int(key.translate(_BASE32_AS_DIGITS), 32) >> 4).to_bytes(KEY_BYTES, "big")
 
 
-def _key_text(raw: bytes) -> str:
+def key_text(raw: bytes) -> str:
     return base64.b32encode(raw).decode("ascii").rstrip("=")
 
 
@@ -91,7 +92,7 @@ _FIVE_BIT_SHIFTS = np.arange(35, -1, -5, dtype=np.uint64)
 
 
 def _keys_text(raw: bytes, count: int) -> list[str]:
-    """Every key of a key column as text at once (what _key_text makes of each): base32 in numpy,
+    """Every key of a key column as text at once (what key_text makes of each): base32 in numpy,
     since the base64 module encodes in Python, a few microseconds a key."""
     if count == 0:
         return []
@@ -119,12 +120,45 @@ class _Strings:
         return found
 
 
-def encode(generation: Generation) -> bytes:
-    """Bytes for a generation: deterministic for equal input (the payload digest is stable)."""
-    return seal(cbor2.dumps(_columns(generation)))
+def encode(generation: Generation | Columns) -> bytes:
+    """Bytes for a generation (or its columns, as `columns_of` or `kivgraph.store.join` make them):
+    deterministic for equal input (the payload digest is stable)."""
+    columns = generation if isinstance(generation, Columns) else columns_of(generation)
+    return seal(cbor2.dumps(_payload(columns)))
 
 
-def _columns(g: Generation) -> dict[str, Any]:
+def _payload(c: Columns) -> dict[str, Any]:
+    h = c.header
+    tables: dict[str, Any] = {}
+    for table, specs in SCHEMA.items():
+        columns = {"key": c.symbol_keys} if table == "symbols" else {}
+        columns.update((name, c.tables[table][name].astype("<i4", copy=False).tobytes()) for name in specs)
+        tables[table] = columns
+    return {
+        "header": {
+            "repository": h.repository,
+            "remote_url": h.remote_url,
+            "commit": h.commit,
+            "tree": h.tree,
+            "indexer_version": h.indexer_version,
+            "created_at": h.created_at,
+            "languages": [str(x) for x in h.languages],
+            "analyzers": [[a, v] for a, v in h.analyzers],
+            "worktree": h.worktree,
+            "submodules": [[m.path, m.commit, m.url] for m in h.submodules],
+        },
+        "vocabularies": c.vocabularies,
+        **tables,
+        "strings": c.strings,
+    }
+
+
+def _ints(values: Any) -> IntColumn:
+    return np.fromiter(values, dtype="<i4")
+
+
+def columns_of(g: Generation) -> Columns:
+    """The columns `encode` writes: every table sorted, strings in a table in order of first use."""
     s = _Strings()
     code = {name: {value: i for i, value in enumerate(values)} for name, values in VOCABULARIES.items()}
     lang, kind, ekind = code["language"], code["symbol_kind"], code["edge_kind"]
@@ -156,89 +190,76 @@ def _columns(g: Generation) -> dict[str, Any]:
         key=lambda u: (u.file, u.line, u.reason, u.requested_package, u.requested_symbol, u.source or "", u.detail),
     )
     scopes = sorted(g.invisible_scopes, key=lambda v: (v.path, v.scope, v.reason, v.detail))
-    h = g.header
-    return {
-        "header": {
-            "repository": h.repository,
-            "remote_url": h.remote_url,
-            "commit": h.commit,
-            "tree": h.tree,
-            "indexer_version": h.indexer_version,
-            "created_at": h.created_at,
-            "languages": [str(x) for x in h.languages],
-            "analyzers": [[a, v] for a, v in h.analyzers],
-            "worktree": h.worktree,
-            "submodules": [[m.path, m.commit, m.url] for m in h.submodules],
-        },
-        "vocabularies": {name: list(values) for name, values in VOCABULARIES.items()},
+    # In the payload's order, so each string is numbered where it is first used.
+    tables: dict[str, dict[str, IntColumn]] = {
         "files": {
-            "path": pack_ints(s(f.path) for f in files),
-            "language": pack_ints(lang[f.language] for f in files),
-            "digest": pack_ints(s(f.digest) for f in files),
-            "size": pack_ints(f.size for f in files),
-            "status": pack_ints(fstat[f.status] for f in files),
-            "role": pack_ints(s(f.role) for f in files),
+            "path": _ints(s(f.path) for f in files),
+            "language": _ints(lang[f.language] for f in files),
+            "digest": _ints(s(f.digest) for f in files),
+            "size": _ints(f.size for f in files),
+            "status": _ints(fstat[f.status] for f in files),
+            "role": _ints(s(f.role) for f in files),
         },
         "packages": {
-            "id": pack_ints(s(p.id) for p in packages),
-            "language": pack_ints(lang[p.language] for p in packages),
-            "name": pack_ints(s(p.name) for p in packages),
-            "root": pack_ints(s(p.root) for p in packages),
-            "manifest": pack_ints(s(p.manifest) for p in packages),
-            "version": pack_ints(s(p.version) for p in packages),
-            "distribution": pack_ints(s(p.distribution) for p in packages),
+            "id": _ints(s(p.id) for p in packages),
+            "language": _ints(lang[p.language] for p in packages),
+            "name": _ints(s(p.name) for p in packages),
+            "root": _ints(s(p.root) for p in packages),
+            "manifest": _ints(s(p.manifest) for p in packages),
+            "version": _ints(s(p.version) for p in packages),
+            "distribution": _ints(s(p.distribution) for p in packages),
         },
         "symbols": {
-            "key": b"".join(_key_bytes(x.key) for x in symbols),
-            "name": pack_ints(s(x.name) for x in symbols),
-            "qualified_name": pack_ints(s(x.qualified_name) for x in symbols),
-            "kind": pack_ints(kind[x.kind] for x in symbols),
-            "language": pack_ints(lang[x.language] for x in symbols),
-            "file": pack_ints(fidx(x.file) for x in symbols),
-            "start_line": pack_ints(x.start_line for x in symbols),
-            "end_line": pack_ints(x.end_line for x in symbols),
-            "name_line": pack_ints(x.name_line for x in symbols),
-            "name_column": pack_ints(x.name_column for x in symbols),
-            "signature": pack_ints(s(x.signature) for x in symbols),
-            "exported": pack_ints(int(x.exported) for x in symbols),
-            "container": pack_ints(sym(x.container) for x in symbols),
-            "package": pack_ints(package_index[x.package] if x.package else NONE for x in symbols),
-            "doc": pack_ints(s(x.doc) for x in symbols),
-            "role": pack_ints(s(x.role) for x in symbols),
+            "name": _ints(s(x.name) for x in symbols),
+            "qualified_name": _ints(s(x.qualified_name) for x in symbols),
+            "kind": _ints(kind[x.kind] for x in symbols),
+            "language": _ints(lang[x.language] for x in symbols),
+            "file": _ints(fidx(x.file) for x in symbols),
+            "start_line": _ints(x.start_line for x in symbols),
+            "end_line": _ints(x.end_line for x in symbols),
+            "name_line": _ints(x.name_line for x in symbols),
+            "name_column": _ints(x.name_column for x in symbols),
+            "signature": _ints(s(x.signature) for x in symbols),
+            "exported": _ints(int(x.exported) for x in symbols),
+            "container": _ints(sym(x.container) for x in symbols),
+            "package": _ints(package_index[x.package] if x.package else NONE for x in symbols),
+            "doc": _ints(s(x.doc) for x in symbols),
+            "role": _ints(s(x.role) for x in symbols),
         },
         "edges": edge_columns,
         "external_references": {
-            "source": pack_ints(sym(x.source) for x in externals),
-            "language": pack_ints(lang[x.language] for x in externals),
-            "package": pack_ints(s(x.package) for x in externals),
-            "symbol": pack_ints(s(x.symbol) for x in externals),
-            "file": pack_ints(fidx(x.file) for x in externals),
-            "line": pack_ints(x.line for x in externals),
-            "manager": pack_ints(s(x.manager) for x in externals),
-            "version": pack_ints(s(x.version) for x in externals),
-            "provenance": pack_ints(prov[x.provenance] for x in externals),
-            "kind": pack_ints(ekind[x.kind] for x in externals),
+            "source": _ints(sym(x.source) for x in externals),
+            "language": _ints(lang[x.language] for x in externals),
+            "package": _ints(s(x.package) for x in externals),
+            "symbol": _ints(s(x.symbol) for x in externals),
+            "file": _ints(fidx(x.file) for x in externals),
+            "line": _ints(x.line for x in externals),
+            "manager": _ints(s(x.manager) for x in externals),
+            "version": _ints(s(x.version) for x in externals),
+            "provenance": _ints(prov[x.provenance] for x in externals),
+            "kind": _ints(ekind[x.kind] for x in externals),
         },
         "unresolved": {
-            "reason": pack_ints(s(u.reason) for u in unresolved),
-            "language": pack_ints(lang[u.language] for u in unresolved),
-            "file": pack_ints(fidx(u.file) for u in unresolved),
-            "line": pack_ints(u.line for u in unresolved),
-            "requested_package": pack_ints(s(u.requested_package) for u in unresolved),
-            "requested_symbol": pack_ints(s(u.requested_symbol) for u in unresolved),
-            "source": pack_ints(sym(u.source) for u in unresolved),
-            "detail": pack_ints(s(u.detail) for u in unresolved),
+            "reason": _ints(s(u.reason) for u in unresolved),
+            "language": _ints(lang[u.language] for u in unresolved),
+            "file": _ints(fidx(u.file) for u in unresolved),
+            "line": _ints(u.line for u in unresolved),
+            "requested_package": _ints(s(u.requested_package) for u in unresolved),
+            "requested_symbol": _ints(s(u.requested_symbol) for u in unresolved),
+            "source": _ints(sym(u.source) for u in unresolved),
+            "detail": _ints(s(u.detail) for u in unresolved),
         },
         "invisible_scopes": {
-            "reason": pack_ints(s(v.reason) for v in scopes),
-            "language": pack_ints(lang[v.language] for v in scopes),
-            "scope": pack_ints(s(v.scope) for v in scopes),
-            "path": pack_ints(s(v.path) for v in scopes),
-            "detail": pack_ints(s(v.detail) for v in scopes),
+            "reason": _ints(s(v.reason) for v in scopes),
+            "language": _ints(lang[v.language] for v in scopes),
+            "scope": _ints(s(v.scope) for v in scopes),
+            "path": _ints(s(v.path) for v in scopes),
+            "detail": _ints(s(v.detail) for v in scopes),
         },
-        # Last, so every column above has already added its strings.
-        "strings": s.table,
     }
+    keys = b"".join(key_bytes(x.key) for x in symbols)
+    vocabularies = {name: list(values) for name, values in VOCABULARIES.items()}
+    return Columns(g.header, s.table, vocabularies, tables, keys)
 
 
 EDGE_COLUMNS = ("source", "target", "kind", "confidence", "provenance", "file", "line")
@@ -251,7 +272,7 @@ def _edge_columns(
     ekind: dict[str, int],
     conf: dict[str, int],
     prov: dict[str, int],
-) -> dict[str, bytes]:
+) -> dict[str, IntColumn]:
     """The edge table, sorted by (source, target, kind, …) with numpy: a million edges in well under
     a second, where sorting a million Python tuples took three."""
     files = {**file_index, "": NONE}
@@ -268,7 +289,7 @@ def _edge_columns(
         dtype="<i4",
     ).reshape(len(EDGE_COLUMNS), len(edges))
     order = np.lexsort(table[::-1])  # lexsort's last key is the primary one
-    return {name: table[i][order].tobytes() for i, name in enumerate(EDGE_COLUMNS)}
+    return {name: table[i][order] for i, name in enumerate(EDGE_COLUMNS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +316,10 @@ class Columns:
         return len(next(iter(columns.values()))) if columns else 0
 
     def key(self, index: int) -> str:
-        return _key_text(self.symbol_keys[index * KEY_BYTES : (index + 1) * KEY_BYTES])
+        return key_text(self.symbol_keys[index * KEY_BYTES : (index + 1) * KEY_BYTES])
+
+    def file_paths(self) -> list[str]:
+        return [self.strings[x] for x in int_list(self.tables["files"]["path"])]
 
 
 # -- validation: what each column holds, checked on every load --------------------------------------
@@ -482,7 +506,7 @@ def decode(blob: bytes, where: str = "generation") -> Generation:
     """
     c = decode_columns(blob, where)
     _refuse_unknown_languages(c, where)
-    return _rows(c)
+    return rows(c)
 
 
 def _refuse_unknown_languages(c: Columns, where: str) -> None:
@@ -492,7 +516,7 @@ def _refuse_unknown_languages(c: Columns, where: str) -> None:
         return
     for table, columns in c.tables.items():
         column = columns.get("language", np.zeros(0, np.int32))
-        used = _int_list(np.unique(column[np.isin(column, unknown)]))
+        used = int_list(np.unique(column[np.isin(column, unknown)]))
         if used:
             found = ", ".join(sorted(names[code] for code in used))
             raise KivgraphError(
@@ -508,7 +532,7 @@ def _read_as(enum: type[E], names: list[str], unknown: E) -> list[E]:
     return [known.get(name, unknown) for name in names]
 
 
-def _int_list(column: IntColumn) -> list[int]:
+def int_list(column: npt.NDArray[np.integer[Any]]) -> list[int]:
     values: list[int] = column.tolist()
     return values
 
@@ -527,17 +551,17 @@ def roles_of(
     return [role_by_convention(strings[p], lang) for p, lang in zip(paths, languages, strict=True)]
 
 
-def _rows(c: Columns) -> Generation:
+def rows(c: Columns) -> Generation:
+    """The generation of validated columns, as model rows."""
     st = c.strings
     voc = c.vocabularies
     langs = {code: Language(x) for code, x in enumerate(voc["language"]) if x in _LANGUAGE_NAMES}
-    kinds = _read_as(SymbolKind, voc["symbol_kind"], SymbolKind.UNKNOWN)
     ekinds = _read_as(EdgeKind, voc["edge_kind"], EdgeKind.UNKNOWN)
     confs = _read_as(Confidence, voc["confidence"], Confidence.CANDIDATE)
     provs = _read_as(Provenance, voc["provenance"], Provenance.UNKNOWN)
     fstats = _read_as(FileStatus, voc["file_status"], FileStatus.UNKNOWN)
     t: dict[str, dict[str, list[int]]] = {
-        table: {name: _int_list(col) for name, col in cols.items()} for table, cols in c.tables.items()
+        table: {name: int_list(col) for name, col in cols.items()} for table, cols in c.tables.items()
     }
     f = t["files"]
     file_roles = roles_of(st, f.get("role"), f["path"], [langs.get(x) for x in f["language"]])
@@ -564,23 +588,11 @@ def _rows(c: Columns) -> Generation:
     def path(i: int) -> str:
         return "" if i == NONE else paths[i]
 
-    s = t["symbols"]
-    symbol_roles = (
-        [files[x].role if x != NONE else FileRole.SOURCE for x in s["file"]]
-        if "role" not in s
-        else [read_role(st[x]) for x in s["role"]]
-    )
     text = st.__getitem__
     paths_or_none = [*paths, ""]  # NONE (-1) reads the last: no file
-    keys_or_none = [*keys, None]
-    package_ids = [x.id for x in packages] + [""]
-    # map() in C rather than generators: a quarter of a million rows is a common generation.
-    symbols = tuple(map(Symbol, keys, map(text, s["name"]), map(text, s["qualified_name"]),
-                        map(kinds.__getitem__, s["kind"]), map(langs.__getitem__, s["language"]),
-                        map(paths_or_none.__getitem__, s["file"]), s["start_line"], s["end_line"], s["name_line"],
-                        s["name_column"], map(text, s["signature"]), map(bool, s["exported"]),
-                        map(keys_or_none.__getitem__, s["container"]), map(package_ids.__getitem__, s["package"]),
-                        map(text, s["doc"]), symbol_roles))  # fmt: skip
+    symbols = _symbols(
+        c, t["symbols"], keys, [*keys, None], paths_or_none, [x.id for x in packages], [x.role for x in files]
+    )
     e = t["edges"]
     source, target, kind, confidence, provenance, file, line = (e[name] for name in EDGE_COLUMNS)
     edges = tuple(map(Edge, map(keys.__getitem__, source), map(keys.__getitem__, target), map(ekinds.__getitem__, kind),
@@ -608,14 +620,62 @@ def _rows(c: Columns) -> Generation:
         )
         for i in range(len(u["reason"]))
     )
-    v = t["invisible_scopes"]
-    scopes = tuple(
-        InvisibleScope(
-            st[v["reason"][i]], langs[v["language"][i]], st[v["scope"][i]], st[v["path"][i]], st[v["detail"][i]]
-        )
-        for i in range(len(v["reason"]))
-    )
+    scopes = invisible_scopes_of(c)
     return Generation(c.header, files, packages, symbols, edges, externals, unresolved, scopes)
+
+
+def symbols_of(c: Columns, rows: npt.NDArray[np.integer[Any]] | None = None) -> tuple[Symbol, ...]:
+    """The symbols of validated columns as model rows (all, or those of `rows`), without the rest of
+    `rows()`: reuse reads an ancestor's symbols and never its edges."""
+    st = c.strings
+    f = c.tables["files"]
+    paths = [st[x] for x in int_list(f["path"])]
+    langs = {code: Language(x) for code, x in enumerate(c.vocabularies["language"]) if x in _LANGUAGE_NAMES}
+    stored = int_list(f["role"]) if "role" in f else None
+    roles = roles_of(st, stored, int_list(f["path"]), [langs.get(x) for x in int_list(f["language"])])
+    packages = [st[x] for x in int_list(c.tables["packages"]["id"])]
+    if rows is None:
+        s = {name: int_list(column) for name, column in c.tables["symbols"].items()}
+        keys = _keys_text(c.symbol_keys, c.count("symbols"))
+        return _symbols(c, s, keys, [*keys, None], [*paths, ""], packages, roles)
+    s = {name: int_list(column[rows]) for name, column in c.tables["symbols"].items()}
+    raw = np.frombuffer(c.symbol_keys, dtype=np.uint8).reshape(-1, KEY_BYTES)
+    keys = _keys_text(raw[rows].tobytes(), len(rows))
+    containers = {x: c.key(x) for x in s["container"] if x != NONE}
+    return _symbols(c, s, keys, {**containers, NONE: None}, [*paths, ""], packages, roles)
+
+
+def _symbols(c: Columns, s: dict[str, list[int]], keys: list[str],
+             container_keys: Sequence[str | None] | dict[int, str | None], paths_or_none: list[str],
+             package_ids: list[str], file_roles: list[FileRole]) -> tuple[Symbol, ...]:  # fmt: skip
+    """`container_keys`: the key of each symbol a container column names (NONE → None)."""
+    st = c.strings
+    langs = {code: Language(x) for code, x in enumerate(c.vocabularies["language"]) if x in _LANGUAGE_NAMES}
+    kinds = _read_as(SymbolKind, c.vocabularies["symbol_kind"], SymbolKind.UNKNOWN)
+    symbol_roles = (
+        [file_roles[x] if x != NONE else FileRole.SOURCE for x in s["file"]]
+        if "role" not in s
+        else [read_role(st[x]) for x in s["role"]]
+    )
+    text = st.__getitem__
+    packages_or_none = [*package_ids, ""]
+    # map() in C rather than generators: a quarter of a million rows is a common generation.
+    return tuple(map(Symbol, keys, map(text, s["name"]), map(text, s["qualified_name"]),
+                     map(kinds.__getitem__, s["kind"]), map(langs.__getitem__, s["language"]),
+                     map(paths_or_none.__getitem__, s["file"]), s["start_line"], s["end_line"], s["name_line"],
+                     s["name_column"], map(text, s["signature"]), map(bool, s["exported"]),
+                     map(container_keys.__getitem__, s["container"]), map(packages_or_none.__getitem__, s["package"]),
+                     map(text, s["doc"]), symbol_roles))  # fmt: skip
+
+
+def invisible_scopes_of(c: Columns) -> tuple[InvisibleScope, ...]:
+    """The blind spots of validated columns as model rows."""
+    st = c.strings
+    langs = {code: Language(x) for code, x in enumerate(c.vocabularies["language"]) if x in _LANGUAGE_NAMES}
+    v = {name: int_list(column) for name, column in c.tables["invisible_scopes"].items()}
+    return tuple(map(InvisibleScope, map(st.__getitem__, v["reason"]), map(langs.__getitem__, v["language"]),
+                     map(st.__getitem__, v["scope"]), map(st.__getitem__, v["path"]),
+                     map(st.__getitem__, v["detail"])))  # fmt: skip
 
 
 def created_at(blob: bytes, where: str = "generation") -> str:
