@@ -163,6 +163,20 @@ def test_columns_decode_without_building_rows():
     assert {columns.key(i) for i in range(4)} == {s.key for s in sample().symbols}
 
 
+def test_some_symbols_are_read_off_the_columns_as_the_whole_generation_reads_them():
+    """Reuse reads an ancestor's symbols a few at a time (`symbols_of` with rows), never its edges:
+    each must be the row a full decode gives, its container's key included."""
+    import numpy as np
+
+    columns = codec.decode_columns(codec.encode(sample()))
+    whole = codec.rows(columns).symbols
+    assert codec.symbols_of(columns) == whole and any(s.container for s in whole)
+    for rows in ([0], [3, 1], [i for i, s in enumerate(whole) if s.container]):
+        assert codec.symbols_of(columns, np.array(rows)) == tuple(whole[i] for i in rows)
+    assert codec.invisible_scopes_of(columns) == codec.rows(columns).invisible_scopes
+    assert codec.columns_of(sample()).file_paths() == sorted(f.path for f in sample().files)
+
+
 def test_a_truncated_blob_is_reported_as_corrupt_naming_where_it_came_from():
     blob = codec.encode(sample())
     with pytest.raises(CorruptGenerationError, match="commit 111 in refs/notes/kivgraph"):
