@@ -50,7 +50,13 @@ class Dependencies:
     go.work, any unit whose files a script or syntax-only unit could import by path (the same
     languages), the units whose name its files spell, and what an earlier generation's edges show
     it used. Without an earlier generation, only Go's reach is known for certain (a package is
-    imported by its module's path): a unit of another language reaches every unit of its languages."""
+    imported by its module's path): a unit of another language reaches every unit of its languages.
+
+    A Go module reaches the modules its files import, not all its go.mod requires: since Go 1.17
+    go.mod lists every indirect module too, and a Go file uses only what its package's imports,
+    direct and transitive (a method of a type it never imports comes from a package an import
+    imports), can name. The required modules' manifests are still given to the go command
+    (`manifests`)."""
 
     def __init__(self, plan: Plan, snap: Snapshot, earlier: Columns | None = None) -> None:
         self.plan, self.snap = plan, snap
@@ -66,7 +72,8 @@ class Dependencies:
         if unit.id in self._of:
             return self._of[unit.id]
         used: set[str] = self.used.get(unit.id, set()) if self.used is not None else set()
-        found = set(unit.depends_on) | used | self._spelled(unit)
+        declared: set[str] = set() if unit.analyzer == "scip-go" else set(unit.depends_on)
+        found = declared | used | self._spelled(unit)
         for other in self.plan.units:
             if other is unit:
                 continue
@@ -83,6 +90,18 @@ class Dependencies:
         while stack:
             for dep in self.of(self.by_id[stack.pop()]):
                 if dep not in seen:
+                    seen.add(dep)
+                    stack.append(dep)
+        return seen
+
+    def manifests(self, units: Iterable[str]) -> set[str]:
+        """The units whose manifests the analyzers of `units` read: those their manifests declare,
+        transitively (the go command loads the go.mod of every module it requires)."""
+        seen = set(units)
+        stack = list(seen)
+        while stack:
+            for dep in self.by_id[stack.pop()].depends_on:
+                if dep in self.by_id and dep not in seen:
                     seen.add(dep)
                     stack.append(dep)
         return seen
@@ -117,18 +136,24 @@ class Dependencies:
     def _spelled(self, unit: Unit) -> set[str]:
         """The analyzed units whose name (a Go module path, an npm or crate name) its files contain."""
         if unit.id not in self.mentions:
-            names = {u.name: u.id for u in self.plan.units
-                     if u.analyzer != SYNTAX and u is not unit and u.name != (u.root or ".")}  # fmt: skip
+            named: dict[str, set[str]] = {}  # two modules of one path (twins) are both reached
+            for other in self.plan.units:
+                if other.analyzer != SYNTAX and other is not unit and other.name != (other.root or "."):
+                    named.setdefault(other.name, set()).add(other.id)
             found: set[str] = set()
-            for path in unit.files if names else ():
+            for path in unit.files if named else ():
                 data = self._bytes(path)
                 if data is None:
                     continue
                 if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
                     imported = set(go_imports(data))
-                    found |= {i for n, i in names.items() if any(p == n or p.startswith(n + "/") for p in imported)}
+                    for name, ids in named.items():
+                        if any(p == name or p.startswith(name + "/") for p in imported):
+                            found |= ids
                 else:
-                    found |= {i for n, i in names.items() if i not in found and n.encode() in data}
+                    for name, ids in named.items():
+                        if not ids <= found and name.encode() in data:
+                            found |= ids
             self.mentions[unit.id] = found
         return self.mentions[unit.id]
 
@@ -177,7 +202,7 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     closure = depends.closure(chosen)
     owner = plan.owners()
     roots = sorted((u.root for u in plan.units if u.analyzer != SYNTAX and u.root), key=len, reverse=True)
-    kept_roots = {depends.by_id[i].root for i in closure}
+    kept_roots = {depends.by_id[i].root for i in depends.manifests(closure)}  # their files but sources
 
     def wanted(path: str, symlink: bool) -> bool:
         if symlink or not utf8_path(path):

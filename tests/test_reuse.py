@@ -191,3 +191,39 @@ def test_two_crates_of_one_name_keep_the_package_one_run_keeps(make_repo, tmp_pa
         run("index", str(repo.path), "--no-analyzers", "--shard", f"{k}/2", "--out", shard)
     run("merge", "--repo", str(repo.path), "--out", str(tmp_path / "merged.kgen"), *shards[::-1])
     same(load_from_file(str(tmp_path / "merged.kgen")), full)
+
+
+def test_a_go_module_reaches_the_modules_it_imports_not_all_its_go_mod_requires(make_repo, tmp_path: Path):
+    """Since Go 1.17 a go.mod lists every indirect module too; a Go file can use only what its
+    imports reach. A module that requires the library without importing it is reused when the
+    library's surface changes, and indexed without the library's sources — the go command still
+    finds its go.mod when the commit is read from a copy of the tree."""
+    require("scip-go")
+    needs_lib = "require example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n"
+    lib = "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n"
+    repo = make_repo({"lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": lib,
+                      "app/go.mod": f"module example.com/app\n\ngo 1.21\n\n{needs_lib}", "app/app.go":
+                      "package app\n\n// App needs no library.\nfunc App() int { return 1 }\n",
+                      "use/go.mod": f"module example.com/use\n\ngo 1.21\n\n{needs_lib}", "use/use.go":
+                      'package use\n\nimport "example.com/lib"\n\nfunc Use() int { return lib.Do() }\n',
+                      "README.md": "# three\n"})  # fmt: skip
+
+    def step(files: dict[str, str | bytes], scratch: bool = False) -> dict[str, str]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        if scratch:  # an uncommitted edit: the commit is indexed from a copy of its tree
+            (repo.path / "README.md").write_text("# edited, not committed\n")
+        full = tmp_path / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--languages", "go", "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--languages", "go", "--json"))
+        stored = load_from_notes(open_repository(str(repo.path)), head)
+        same(stored, load_from_file(str(full)))
+        assert not [s for s in stored.invisible_scopes if s.path.startswith("app")], stored.invisible_scopes
+        return outcomes(out)
+
+    run("index", str(repo.path), "--languages", "go")
+    assert step({"lib/lib.go": lib + "\n// New is new.\nfunc New() int { return 2 }\n"}) == {
+        "scip-go:lib": "lib/lib.go changed", "scip-go:app": "reused",
+        "scip-go:use": "scip-go:lib changed its public surface"}  # fmt: skip
+    found = step({"app/app.go": "package app\n\n// App needs no library.\nfunc App() int { return 3 }\n"}, True)
+    assert found == {"scip-go:lib": "reused", "scip-go:app": "app/app.go changed", "scip-go:use": "reused"}
