@@ -440,10 +440,11 @@ def plan_command(path: str, revision: str, languages: str | None, shards: int | 
     they depend on, in dependency order."""
     from kivgraph.indexing import snapshot_at
     from kivgraph.plan import plan_snapshot
+    from kivgraph.units import Dependencies
 
     snap = snapshot_at(path, revision)
     planned = plan_snapshot(snap, parse_languages(languages))
-    split = planned.shards(shards) if shards else []
+    split = planned.shards(shards, Dependencies(planned, snap).of) if shards else []
     if as_json:
         units = [u.as_json() for u in planned.units]
         result: dict[str, Any] = {"repository": snap.repository, "commit": snap.commit, "units": units,

@@ -87,16 +87,20 @@ class Plan:
     cyclic: tuple[str, ...] = field(default=())
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
-    def shards(self, count: int) -> list[list[Unit]]:
+    def shards(self, count: int, reaches: Callable[[Unit], Iterable[str]] | None = None) -> list[list[Unit]]:
         """The units over `count` shards, balanced by what each shard will do. A shard indexes its
         units with every unit they reach (parsed for their declarations; a Go module type-checked
         too), so units that reach the same ones go together: each unit, largest first (a module
         many use before its users), onto the shard whose work it leaves least (a unit is never
-        split: its analyzer runs once over all of it)."""
+        split: its analyzer runs once over all of it).
+
+        `reaches`: the units a unit reaches directly, as indexing will find them (units.py
+        `Dependencies.of`, which reads the files: a Go module's imports); by default what its
+        manifests declare and what it may import by path."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         by_id = {u.id: u for u in self.units}
-        reach = self._reach()
+        reach = self._reach(reaches)
 
         def load(own: set[str], reached: set[str]) -> int:
             return sum(by_id[i].work if i in own else by_id[i].reached_work for i in reached)
@@ -109,19 +113,17 @@ class Plan:
             reached[best] |= reach[unit.id]
         return [[u for u in self.units if u.id in own] for own in owns]
 
-    def _reach(self) -> dict[str, set[str]]:
-        """Each unit → itself and the units its shard indexes with it: what its manifests say it
-        depends on, and what it reaches by path (kivgraph/units.py Dependencies adds the imports
-        its files spell)."""
-        direct = {u.id: set(u.depends_on) for u in self.units}
+    def _reach(self, reaches: Callable[[Unit], Iterable[str]] | None) -> dict[str, set[str]]:
+        """Each unit → itself and the units its shard indexes with it, transitively."""
         languages = {u.id: u.languages for u in self.units}
-        for unit in self.units:
+
+        def declared(unit: Unit) -> set[str]:
             mine = languages[unit.id]
-            direct[unit.id] |= {
-                o.id
-                for o in self.units
-                if o is not unit and reaches_by_path(unit, mine, languages[o.id], uses_known=False)
-            }
+            by_path = {o.id for o in self.units
+                       if o is not unit and reaches_by_path(unit, mine, languages[o.id], uses_known=False)}  # fmt: skip
+            return set(unit.depends_on) | by_path
+
+        direct = {u.id: set(reaches(u)) if reaches is not None else declared(u) for u in self.units}
         reach: dict[str, set[str]] = {}
         for unit in self.units:
             seen, stack = {unit.id}, [unit.id]

@@ -75,8 +75,9 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
     `require_analyzers`, only when every type checker of its own units ran)."""
     snap = snapshot_at(path, revision)
     plan = plan_snapshot(snap, languages)
-    units = tuple(u.id for u in plan.shards(count)[number - 1])
-    part = index_units(snap, plan, units, Dependencies(plan, snap), languages, progress, jobs, analyzers, None)
+    depends = Dependencies(plan, snap)
+    units = tuple(u.id for u in plan.shards(count, depends.of)[number - 1])
+    part = index_units(snap, plan, units, depends, languages, progress, jobs, analyzers, None)
     if require_analyzers:
         own = [
             s for s in part.generation.invisible_scopes if (u := owner_of_scope(plan, s)) is not None and u.id in units
@@ -207,7 +208,7 @@ def merge(path: str, shards: Sequence[Shard]) -> Columns:
             f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has {snap.tree[:12]}"
         )
     plan = plan_snapshot(snap, first.languages)
-    planned = plan.shards(first.count)
+    planned = plan.shards(first.count, Dependencies(plan, snap).of)
     for shard in shards:
         expected = tuple(u.id for u in planned[shard.number - 1])
         if shard.units != expected:

@@ -98,8 +98,9 @@ def test_shards_balance_the_units_by_work_and_never_split_one(monorepo: Repo):
     assert all(s["work"] == sum(work[u] for u in s["units"]) for s in shards)  # type: ignore[index]
     # A type checker's start counts: the tiny units spread over the shards, 2–4 each.
     assert all(2 <= len(s["units"]) <= 4 for s in shards)  # type: ignore[index,arg-type]
-    # The Rust crate and the crate it depends on by path share a shard, which indexes both anyway.
-    assert any({"rust-analyzer:crates/cli", "rust-analyzer:crates/core"} <= set(s["units"]) for s in shards)  # type: ignore[index]
+    # A Go module and the module it imports share a shard, which type-checks both anyway (tools
+    # requires lib in its go.mod but imports nothing of it: it is free to go elsewhere).
+    assert any({"scip-go:.", "scip-go:lib"} <= set(s["units"]) for s in shards)  # type: ignore[index]
 
 
 def test_units_reaching_the_same_modules_share_a_shard():
@@ -140,3 +141,16 @@ def test_bad_input_is_a_clear_error(monorepo: Repo, tmp_path: Path):
     broken = plan([("go.mod", 5), ("a.go", 3), ("x/tsconfig.json", 2), ("x/a.ts", 4)],
                   lambda p: b"\xff\xfe{not json" if p.endswith(".json") else b"module")  # fmt: skip
     assert {u.id for u in broken.units} == {"scip-go:.", "scip-typescript:x"}  # unreadable manifests: no deps
+
+
+def test_a_go_module_is_balanced_by_the_modules_it_imports_not_all_its_go_mod_requires(make_repo):
+    """Found measuring a monorepo with golang.org/x/text: bubbletea's go.mod requires x/text (an
+    indirect module, as go.mod lists them since Go 1.17) though no file of it imports x/text, and
+    the plan tied the two to one shard, which then type-checked all bubbletea reaches besides."""
+    big = "package big\n\n" + "".join(f"// F{i} is many.\nfunc F{i}() int {{ return {i} }}\n" for i in range(4000))
+    user_mod = ("module example.com/user\n\ngo 1.21\n\nrequire example.com/big v0.0.0 // indirect\n\n"
+                "replace example.com/big => ../big\n")  # fmt: skip
+    repo = make_repo({"big/go.mod": "module example.com/big\n\ngo 1.21\n", "big/big.go": big, "user/go.mod": user_mod,
+                      "user/user.go": "package user\n\nfunc U() int { return 1 }\n"})  # fmt: skip
+    shards = planned(repo, "--shards", "2")["shards"]  # type: ignore[index]
+    assert [s["units"] for s in shards] == [["scip-go:big"], ["scip-go:user"]]  # type: ignore[index]
