@@ -208,14 +208,7 @@ def merge(path: str, shards: Sequence[Shard]) -> Columns:
             f"the shards index tree {first.tree[:12]}, but commit {first.commit[:12]} here has {snap.tree[:12]}"
         )
     plan = plan_snapshot(snap, first.languages)
-    planned = plan.shards(first.count, Dependencies(plan, snap).of)
-    for shard in shards:
-        expected = tuple(u.id for u in planned[shard.number - 1])
-        if shard.units != expected:
-            raise InvalidArgumentError(
-                f"{shard.source} planned other units for shard {shard.number}/{shard.count} than this kivgraph "
-                "plans for the commit; index every shard with the same version"
-            )
+    _check_partition(shards, {u.id for u in plan.units})
     tools = sorted({tool for shard in shards for tool in shard.generation.header.analyzers})
     header = replace(first.generation.header, analyzers=tuple(tools), remote_url=snap.remote_url,
                      created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))  # fmt: skip
@@ -224,6 +217,27 @@ def merge(path: str, shards: Sequence[Shard]) -> Columns:
         return compose(snap, plan, parts, header, first.languages, first.analyzers)
     except PartsDisagree as err:
         raise InvalidArgumentError(f"the shards do not make up the commit's tree: {err}") from err
+
+
+def _check_partition(shards: Sequence[Shard], units: set[str]) -> None:
+    """Every unit of the commit's plan is some shard's, and one shard's only: what composing their
+    rows needs (which shard holds which unit is the shards' plan, checked when each was indexed)."""
+    held: dict[str, str] = {}
+    for shard in shards:
+        for unit in shard.units:
+            if unit not in units:
+                raise InvalidArgumentError(
+                    f"{shard.source} stands for {unit}, which is not a unit of the commit as this kivgraph plans "
+                    "it: index every shard with the same version"
+                )
+            if unit in held:
+                raise InvalidArgumentError(f"{unit} is in two shards, {held[unit]} and {shard.source}")
+            held[unit] = shard.source
+    missing = sorted(units - held.keys())
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise InvalidArgumentError(f"no shard stands for {missing[0]}{more}: index every shard of one plan with the "
+                                   "same version")  # fmt: skip
 
 
 def _line(value: object) -> int:

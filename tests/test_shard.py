@@ -283,6 +283,25 @@ def test_a_shard_missing_a_file_of_its_units_is_refused_not_merged_short(modules
     assert dropped in result.output and not (tmp_path / "x").exists()
 
 
+def test_shards_that_do_not_split_the_units_between_them_are_refused_by_name(modules: tuple[Repo, Path],
+                                                                             tmp_path: Path):  # fmt: skip
+    """The merge does not plan the shards again (that reads every file); it checks that every
+    unit of the commit is one shard's, which is what composing their rows needs."""
+    from kivgraph.shard import encode
+
+    repo, work = modules
+    one, two = (read_shard(str(work / f"s{k}.kshard")) for k in (1, 2))
+    cases = {"is in two shards": one.units + two.units[:1], "no shard stands for": one.units[1:],
+             "which is not a unit of the commit": (*one.units, "scip-go:elsewhere")}  # fmt: skip
+    for message, units in cases.items():
+        edited = tmp_path / "edited.kshard"
+        edited.write_bytes(encode(replace(one, units=tuple(units))))
+        result = CliRunner().invoke(cli, ["merge", str(edited), str(work / "s2.kshard"), "--repo", str(repo.path),
+                                          "--out", str(tmp_path / "x")])  # fmt: skip
+        assert result.exit_code != 0 and message in result.output and "Traceback" not in result.output, result.output
+        assert not (tmp_path / "x").exists()
+
+
 def test_a_shard_or_merge_that_must_have_its_type_checkers_refuses_when_one_crashed(
     make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
