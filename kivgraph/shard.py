@@ -179,7 +179,8 @@ def _shard(body: object, path: str) -> Shard:
 
 def merge(path: str, shards: Sequence[Shard]) -> Columns:
     """The generation of the shards' commit (read with `read_shard`), composed of their rows
-    (as the codec stores them): refused unless they are the N shards of one plan of that commit, each once."""
+    (as the codec stores them): refused unless they are the N shards of that commit, each once, and
+    split its units between them."""
     if not shards:
         raise InvalidArgumentError("merge needs the shard files of `kivgraph index --shard K/N`")
     first = shards[0]
