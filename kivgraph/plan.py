@@ -87,7 +87,7 @@ class Plan:
     cyclic: tuple[str, ...] = field(default=())
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
-    def shards(self, count: int, reaches: Callable[[Unit], Iterable[str]] | None = None) -> list[list[Unit]]:
+    def shards(self, count: int, reaches: Callable[[Unit], Iterable[str]]) -> list[list[Unit]]:
         """The units over `count` shards, balanced by what each shard will do. A shard indexes its
         units with every unit they reach (parsed for their declarations; a Go module type-checked
         too), so units that reach the same ones go together: each unit, largest first (a module
@@ -95,8 +95,7 @@ class Plan:
         split: its analyzer runs once over all of it).
 
         `reaches`: the units a unit reaches directly, as indexing will find them (units.py
-        `Dependencies.of`, which reads the files: a Go module's imports); by default what its
-        manifests declare and what it may import by path."""
+        `Dependencies.of`, which reads the files: a Go module's imports)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         by_id = {u.id: u for u in self.units}
@@ -113,17 +112,9 @@ class Plan:
             reached[best] |= reach[unit.id]
         return [[u for u in self.units if u.id in own] for own in owns]
 
-    def _reach(self, reaches: Callable[[Unit], Iterable[str]] | None) -> dict[str, set[str]]:
+    def _reach(self, reaches: Callable[[Unit], Iterable[str]]) -> dict[str, set[str]]:
         """Each unit → itself and the units its shard indexes with it, transitively."""
-        languages = {u.id: u.languages for u in self.units}
-
-        def declared(unit: Unit) -> set[str]:
-            mine = languages[unit.id]
-            by_path = {o.id for o in self.units
-                       if o is not unit and reaches_by_path(unit, mine, languages[o.id], uses_known=False)}  # fmt: skip
-            return set(unit.depends_on) | by_path
-
-        direct = {u.id: set(reaches(u)) if reaches is not None else declared(u) for u in self.units}
+        direct = {u.id: set(reaches(u)) for u in self.units}
         reach: dict[str, set[str]] = {}
         for unit in self.units:
             seen, stack = {unit.id}, [unit.id]

@@ -237,7 +237,8 @@ class _Ancestor:
         symbols = base.tables["symbols"]
         modules = np.flatnonzero(symbols["kind"] == base.vocabularies["symbol_kind"].index(SymbolKind.MODULE))
         own = {int(i) for i, s in zip(modules, codec.symbols_of(base, modules), strict=True) if is_file_module(s)}
-        paths = [*base.file_paths(), ""]
+        self.paths = base.file_paths()
+        paths = [*self.paths, ""]
         files = [paths[f] for f in int_list(symbols["file"])]
         names = [base.strings[n] for n in int_list(symbols["name"])]
         self.declared = [(file, name) for i, (file, name) in enumerate(zip(files, names, strict=True)) if i not in own]
@@ -245,7 +246,7 @@ class _Ancestor:
 
     def symbols_in(self, unit: Unit | set[str]) -> tuple[Symbol, ...]:
         files = set(unit.files) if isinstance(unit, Unit) else unit
-        wanted = [i for i, path in enumerate(self.base.file_paths()) if path in files]
+        wanted = [i for i, path in enumerate(self.paths) if path in files]
         return codec.symbols_of(self.base, np.flatnonzero(np.isin(self.base.tables["symbols"]["file"], wanted)))
 
 

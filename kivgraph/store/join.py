@@ -26,7 +26,7 @@ from kivgraph.store.codec import (
 Ints = npt.NDArray[np.int64]
 """Numbers while joining (the result's columns are int32, as the codec's)."""
 MISSING = -2
-"""A symbol of a piece that no piece gives."""
+"""A piece's row (of a file, symbol or package) that no piece gives."""
 
 
 class JoinError(ValueError):
@@ -106,8 +106,8 @@ def join(header: GenerationHeader, pieces: Sequence[Piece], scopes: Sequence[Inv
     tables["external_references"] = _ordered(externals, np.argsort(externals["file"], kind="stable"))
     unresolved = n.take("unresolved", [rows_of(i, "unresolved") for i in count])
     added = [u for p in pieces for u in p.unresolved]
-    tables["unresolved"] = _with_unresolved(unresolved, added, n.strings, keys, new_symbol, new_file)
-    tables["invisible_scopes"] = _scopes(scopes, n.strings)
+    tables["unresolved"] = _with_unresolved(unresolved, added, n, keys, new_symbol, new_file)
+    tables["invisible_scopes"] = _scopes(scopes, n)
 
     table = list(n.strings)
     kept, renumber = _numbered(tables, len(table))
@@ -210,23 +210,20 @@ def _with_edges(edges: dict[str, Ints], added: Sequence[Edge], new_symbol: dict[
     return _ordered(edges, np.lexsort([edges[name] for name in reversed(SCHEMA["edges"])]))  # last key is first
 
 
-def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], strings: dict[str, int], keys: bytes,
+def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], n: _Numbering, keys: bytes,
                      new_symbol: dict[bytes, int], new_file: dict[str, int]) -> dict[str, Ints]:  # fmt: skip
     """The unresolved records with those added, sorted as the codec sorts them (by their text)."""
     names = tuple(SCHEMA["unresolved"])
     records = list(zip(*(found[name].tolist() for name in names), strict=True))
     languages = {value: i for i, value in enumerate(VOCABULARIES["language"])}
-
-    def number(text: str) -> int:
-        return strings.setdefault(text, len(strings))
-
+    number = n.number
     for u in added:
         source = NONE if u.source is None else new_symbol.get(key_bytes(u.source), MISSING)
         if source == MISSING:
             raise JoinError(f"an unresolved record added in {u.file} has a source in no piece's files")
         records.append((number(u.reason), languages[u.language], new_file[u.file] if u.file else NONE, u.line,
                         number(u.requested_package), number(u.requested_symbol), source, number(u.detail)))  # fmt: skip
-    table = list(strings)
+    table = list(n.strings)
     paths = sorted(new_file)
 
     def text(r: tuple[int, ...]) -> tuple[object, ...]:
@@ -239,12 +236,12 @@ def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], string
     return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
 
 
-def _scopes(scopes: Sequence[InvisibleScope], strings: dict[str, int]) -> dict[str, Ints]:
+def _scopes(scopes: Sequence[InvisibleScope], n: _Numbering) -> dict[str, Ints]:
     languages = {value: i for i, value in enumerate(VOCABULARIES["language"])}
     ordered = sorted(scopes, key=lambda v: (v.path, v.scope, v.reason, v.detail))
 
     def numbers(texts: Sequence[str]) -> Ints:
-        return np.array([strings.setdefault(t, len(strings)) for t in texts], dtype=np.int64)
+        return np.array([n.number(t) for t in texts], dtype=np.int64)
 
     return {
         "reason": numbers([v.reason for v in ordered]),
