@@ -3,14 +3,14 @@
 Indexers run where the indexed files are: in the working tree itself when it holds exactly the
 indexed commit (that is where installed dependencies live), else — and always for Go, whose
 `go mod download` writes go.sum — on the commit's tree written out to a scratch directory with
-the working tree's `node_modules` linked in. Each runs per
-project (tsconfig, go.mod, Cargo workspace, the Python tree) with a timeout and its stderr kept,
-in the background while the syntax layer parses, and writes nothing into the tree (rust-analyzer's
-build-script output goes to a scratch CARGO_TARGET_DIR). A crash, a timeout or an empty index
-becomes an invisible scope, never a failed index. Go runs under the go.work that governs the
-module, offline once dependencies are fetched, with -trimpath (so the build cache serves every
-copy); each package `go list` could not load is an invisible scope, and the indexes of a tree's
-modules are merged so uses across them are exact.
+the working tree's `node_modules` linked in (for Go modules alone, only what the go command
+reads). Each runs per project (tsconfig, go.mod, Cargo workspace, the Python tree) with a
+timeout and its stderr kept, in the background while the syntax layer parses, and writes
+nothing into the tree (rust-analyzer's build-script output goes to a scratch CARGO_TARGET_DIR).
+A crash, a timeout or an empty index becomes an invisible scope, never a failed index. Go runs
+under the go.work that governs the module, offline once dependencies are fetched, with
+-trimpath (so the build cache serves every copy); each package `go list` could not load is an
+invisible scope, and the indexes of a tree's modules are merged so uses across them are exact.
 """
 
 import os
@@ -95,6 +95,35 @@ def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Proje
     if rust is not None and Language.RUST in languages:
         found += [Project(rust, d, Language.RUST) for d in topmost("Cargo.toml")]
     return found
+
+
+GO_MANIFESTS = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
+GO_EMBED = re.compile(rb"^//go:embed\s", re.MULTILINE)
+
+
+def copied_files(
+    files: Iterable[tuple[str, Callable[[], bytes]]], projects: Iterable[Project]
+) -> list[tuple[str, bytes]]:
+    """What of the tree the indexers of `projects` read, when they run on a copy: every file,
+    unless they are all Go modules. The go command reads package directories (each file of a
+    directory holding a .go file: cgo sources, assembly, .syso), what a `//go:embed` may name
+    beneath one, the manifests and vendor/modules.txt — not a fuzz corpus, a testdata tree or the
+    docs. Creating a file costs a fraction of a millisecond on a CI disk, and the analyzers wait
+    for the copy: a corpus of 1,900 files held every Go module of a shard back by ~3 s."""
+    files = list(files)
+    if any(p.spec.name != "scip-go" for p in projects):
+        return [(path, read()) for path, read in files]
+    sources = {path: read() for path, read in files if path.endswith(".go")}
+    packages = {path.rpartition("/")[0] for path in sources}
+    embedding = sorted({path.rpartition("/")[0] for path, data in sources.items() if GO_EMBED.search(data)})
+
+    def seen_by_go(path: str) -> bool:
+        directory, _, name = path.rpartition("/")
+        vendored = name == "modules.txt" and directory.rpartition("/")[2] == "vendor"
+        return (directory in packages or name in GO_MANIFESTS or vendored
+                or any(d == "" or path.startswith(d + "/") for d in embedding))  # fmt: skip
+
+    return [(path, sources[path] if path in sources else read()) for path, read in files if seen_by_go(path)]
 
 
 def materialize(files: Iterable[tuple[str, bytes]], worktree: str | None, root: Path,
@@ -528,7 +557,7 @@ class Analysis:
         places = {p: self.in_place and worktree is not None and p.spec.name not in NEVER_IN_PLACE for p in wanted}
         copied = self.scratch / "tree"
         if not all(places.values()):  # written before anything runs on it
-            contents = [(path, read()) for path, read in files]
+            contents = copied_files(files, [p for p, here in places.items() if not here])
             go = [p.root for p, here in places.items() if not here and p.spec.name == "scip-go"]
             self.copy = self.pool.submit(materialize, contents, worktree, copied, go)
         origin = Path(worktree) if worktree else None

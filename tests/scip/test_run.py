@@ -238,6 +238,27 @@ def test_go_is_analysed_on_a_copy_so_go_sum_is_never_written(make_repo):
     assert repo.git("status", "--porcelain", "--ignored") == ""  # no go.sum appeared
 
 
+@pytest.mark.parametrize(
+    ("paths", "copied"),
+    [
+        (["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "a/README.md", "a/testdata/fuzz/seed", "docs/guide.md",
+          "vendor/modules.txt", "b/b.go", "b/static/site/index.html", "b/go.work"],
+         ["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "a/README.md", "vendor/modules.txt", "b/b.go",
+          "b/static/site/index.html", "b/go.work"]),
+        (["go.mod", "a/a.go", "docs/guide.md", "web/tsconfig.json", "web/a.ts"],
+         ["go.mod", "a/a.go", "docs/guide.md", "web/tsconfig.json", "web/a.ts"]),
+    ],
+    ids=["go-only: what the go command reads", "any other indexer: everything"],
+)  # fmt: skip
+def test_a_copy_of_the_tree_holds_what_its_indexers_read(paths: list[str], copied: list[str]):
+    contents = {p: b"package b\n\n//go:embed static\nvar site embed.FS\n" if p == "b/b.go" else b"x\n" for p in paths}
+    files = [(p, lambda p=p: contents[p]) for p in paths]
+    languages = frozenset({Language.GO, Language.TYPESCRIPT})
+    written = run.copied_files(files, run.projects(paths, languages))
+    assert [path for path, _ in written] == copied
+    assert all(data == contents[path] for path, data in written)
+
+
 def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(tmp_path):
     go_mod = tmp_path / "copy" / "go.mod"
     go_mod.parent.mkdir()
