@@ -330,8 +330,11 @@ def _index_parsed(
             progress("analyzers", 0, 1)
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
+    declared = {f.module_key: (f.path, "") for f in scopes.values()} | {
+        key: (f.path, d.name) for f in scopes.values() for key, d in zip(f.keys, f.syntax.declarations, strict=True)
+    }
     for scip_index, root in indexes:
-        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout, facts_of))
+        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout, facts_of), declared.get)
     if progress is not None:
         progress("resolve", 1, 1)
 

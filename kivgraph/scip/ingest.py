@@ -557,20 +557,32 @@ def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> Edg
     return EdgeKind.OVERRIDES if source_kind in CALLABLE_KINDS else EdgeKind.EXTENDS
 
 
-def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
+def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str], tuple[str, str] | None]) -> Facts:
     """The fallback's facts for files an index does not cover, the index's facts for those it does.
 
     Structure (METHOD_OF) and syntax problems stay whatever the source: a type checker does not
     restate them. A blind spot of the fallback (a receiver of unknown type, an ambiguous name)
     stays unless the type checker resolved a use of that name on that line: where both failed,
-    the answer must still say so.
+    the answer must still say so. So does the fallback's edge to another file for a use the type
+    checker left unresolved — an import it could not follow, such as another project root of a
+    Python monorepo not installed where it ran — as the candidate it is: dropping it answered "no
+    callers". `declared`: a declaration's file and name by its key (the name "" for a module).
     """
     exact, covered = ingested.facts, ingested.covered
     exact_pairs = {(e.source, e.target) for e in exact.edges}
 
-    def edge_kept(e: Edge) -> bool:
+    def unsettled(e: Edge, name: str | None) -> bool:
+        """A use of another file the type checker neither resolved nor connected the same way."""
+        where = declared(e.target)
+        if e.provenance is not Provenance.TREE_SITTER or where is None or where[0] == e.file:
+            return False
+        name = name if name is not None else where[1]
+        return (e.source, e.target) not in exact_pairs and (not name or (e.file, e.line, name) not in ingested.resolved)
+
+    def edge_kept(e: Edge, name: str | None = None) -> bool:
         return (
             e.file not in covered
+            or unsettled(e, name)
             or e.kind is EdgeKind.METHOD_OF
             # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
             # stay, as candidates, unless the type checker connected the same pair.
@@ -593,7 +605,7 @@ def replace_covered(syntax: Facts, ingested: Ingested) -> Facts:
     # The exact layer's own blind spots (a use it could not settle) stay beside the fallback's.
     unresolved = [u for u in syntax.unresolved if unresolved_kept(u)] + exact.unresolved
     held = [(row, name) for row, name in syntax.held
-            if (edge_kept(row) if isinstance(row, Edge) else unresolved_kept(row))]  # fmt: skip
+            if (edge_kept(row, name) if isinstance(row, Edge) else unresolved_kept(row))]  # fmt: skip
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, unresolved, held)
 
 

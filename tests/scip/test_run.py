@@ -1,5 +1,6 @@
 """Running the real indexers during `index`: exact edges per language, and honest failures."""
 
+import json
 import stat
 from pathlib import Path
 
@@ -309,3 +310,52 @@ def test_go_commands_run_with_trimpath_beside_the_flags_of_the_users_go_env(make
     assert seen.read_text(encoding="utf-8") == "-tags=kivgraph_test -trimpath"
     # go mod download and go list ran with them too, and found nothing wrong.
     assert [s.reason for s in generation.invisible_scopes] == ["ANALYZER_CRASHED"]
+
+
+def test_a_use_the_type_checker_could_not_follow_keeps_the_syntax_layers_edge(make_repo):
+    """Found in use: two project roots of a Python monorepo, neither installed where scip-python
+    ran; pyright could not follow `from libb import helper`, and the syntax layer's edges (found
+    through libb's pyproject.toml) were dropped with the rest of the file's fallback: "no callers",
+    complete. They stay, as candidates; where the type checker resolved the use, its edge alone."""
+    require("scip-python")
+    repo = make_repo(
+        {
+            "a/pyproject.toml": '[project]\nname = "appa"\nversion = "1.0"\n',
+            "a/appa/__init__.py": "from libb import helper\nfrom .local import twice\n\n\n"
+            "def run() -> int:\n    return twice(helper(1))\n",
+            "a/appa/local.py": "def twice(x: int) -> int:\n    return 2 * x\n",
+            "b/pyproject.toml": '[project]\nname = "libb"\nversion = "2.0"\n',
+            "b/libb/__init__.py": "def helper(x: int) -> int:\n    return x + 1\n",
+        }
+    )
+    edges = named_edges(index_repository(str(repo.path), run_analyzers=True))
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", Confidence.CANDIDATE) in edges
+    assert ("run", EdgeKind.CALLS_DIRECT, "twice", EXACT) in edges
+    assert not any(target == "twice" and confidence is Confidence.CANDIDATE for _, _, target, confidence in edges)
+    assert CliRunner().invoke(cli, ["index", str(repo.path)]).exit_code == 0
+    asked = CliRunner().invoke(cli, ["query", "find_references", "--repo", str(repo.path), "--json",
+                                     '{"name": "helper", "view": "full"}'])  # fmt: skip
+    assert asked.exit_code == 0, asked.output
+    callers = {(r["qualified_name"], r["confidence"]) for r in json.loads(asked.stdout)["results"]["references"]}
+    assert ("run", "CANDIDATE") in callers
+
+
+def test_a_workspace_package_typescript_could_not_resolve_keeps_the_syntax_layers_edge(make_repo):
+    """The same in an npm workspace checked before `npm install`: scip-typescript cannot resolve
+    `libb`, the syntax layer follows the workspace's package.json to it."""
+    require("scip-typescript")
+    tsconfig = '{"compilerOptions": {"strict": true, "module": "commonjs"}, "include": ["src"]}\n'
+    repo = make_repo(
+        {
+            "package.json": '{"name": "root", "private": true, "workspaces": ["packages/*"]}\n',
+            "packages/a/package.json": '{"name": "appa", "version": "1.0.0", "main": "src/index.ts"}\n',
+            "packages/a/tsconfig.json": tsconfig,
+            "packages/a/src/index.ts": 'import { helper } from "libb";\n\nexport function run(): number {\n'
+            "  return helper(1);\n}\n",
+            "packages/b/package.json": '{"name": "libb", "version": "2.0.0", "main": "src/index.ts"}\n',
+            "packages/b/tsconfig.json": tsconfig,
+            "packages/b/src/index.ts": "export function helper(x: number): number {\n  return x + 1;\n}\n",
+        }
+    )
+    edges = named_edges(index_repository(str(repo.path), run_analyzers=True))
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", Confidence.CANDIDATE) in edges
