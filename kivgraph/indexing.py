@@ -19,6 +19,7 @@ import pygit2
 from kivgraph import __version__
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
+from kivgraph.languages.go.modules import homonym_roots
 from kivgraph.languages.resolve import DeclRef, Held, Resolver
 from kivgraph.languages.scopes import FileScopes, module_qualified_name
 from kivgraph.languages.syntax import FileSyntax
@@ -209,6 +210,7 @@ def index_snapshot(
     names_elsewhere: frozenset[str] = frozenset(),
     keep_held: Held | None = None,
     facts_of: frozenset[str] | None = None,
+    go_homonyms: frozenset[str] | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
@@ -219,6 +221,7 @@ def index_snapshot(
     otherwise dropped: the caller indexing part of a tree decides them once it knows every name.
     `facts_of`: the files whose uses are resolved (None: every one); the rest are parsed and keyed
     for their declarations, which the caller's files use, and their rows left to another part.
+    `go_homonyms`: the whole tree's `tree_go_homonyms` when `snap` is part of it (None: `snap`'s).
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -254,8 +257,9 @@ def index_snapshot(
     if run_analyzers and analysis is None:
         analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
     try:
+        homonyms = tree_go_homonyms(snap) if go_homonyms is None else go_homonyms
         generation, held = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
-                                         names_elsewhere, facts_of)  # fmt: skip
+                                         names_elsewhere, facts_of, homonyms)  # fmt: skip
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
@@ -264,6 +268,17 @@ def index_snapshot(
     if keep_held is not None:
         keep_held.extend(held)
     return generation
+
+
+def tree_go_homonyms(snap: Snapshot) -> frozenset[str]:
+    """The roots of the tree's Go modules that share a module path (see `_assign_keys`)."""
+    manifests = {f.path: f for f in snap.files if f.path.rpartition("/")[2] == "go.mod" and utf8_path(f.path)}
+
+    def read(path: str) -> bytes | None:
+        f = manifests[path]
+        return None if f.symlink or f.size > MAX_FILE_BYTES else f.read()
+
+    return homonym_roots(RepoLayout(manifests, read))
 
 
 def utf8_path(path: str) -> bool:
@@ -286,6 +301,7 @@ def _index_parsed(
     analysis: Analysis | None,
     names_elsewhere: frozenset[str] = frozenset(),
     facts_of: frozenset[str] | None = None,
+    go_homonyms: frozenset[str] = frozenset(),
 ) -> tuple[Generation, Held]:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
@@ -318,7 +334,7 @@ def _index_parsed(
         path: FileScopes.build(path, lang, syntax, packages.get(path), adapters[lang].separator)
         for path, (lang, syntax) in sorted(parsed.items())
     }
-    _assign_keys(snap.repository, scopes)
+    _assign_keys(snap.repository, scopes, go_homonyms)
     if progress is not None:
         progress("resolve", 0, 1)
     resolver = Resolver(scopes, layout, adapters, names_elsewhere, facts_of)
@@ -429,8 +445,14 @@ def parse_job(job: ParseJob) -> tuple[FileRecord, FileSyntax | None, int]:
     return record(status), syntax, source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
 
 
-def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
-    """Stable keys from canonical identity; rare collisions add signature, then file, then ordinal."""
+def _assign_keys(repository: str, scopes: dict[str, FileScopes], go_homonyms: frozenset[str]) -> None:
+    """Stable keys from canonical identity; rare collisions add signature, then file, then ordinal.
+
+    Which declaration of a colliding pair gets the plainer key depends on the files in sight, so
+    identities must not collide across files that different parts of a run key (shards, reuse):
+    elsewhere a file is its own module; a Go package is a directory, named by its import path —
+    which the packages of two modules of one module path share (`go_homonyms`, their roots), and
+    files no module holds lack, so theirs carry the directory too."""
     taken: set[str] = set()
 
     def unique(lang: Language, package: str, module: str, qn: str, kind: str, signature: str, path: str) -> str:
@@ -452,7 +474,7 @@ def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
     for path, f in scopes.items():
         package = f.package.name if f.package else ""
         # Go's scope is the package (a directory); elsewhere a file is a module of its own.
-        module = "" if f.language is Language.GO else path
+        module = path if f.language is not Language.GO else _go_scope(f, go_homonyms)
         f.module_key = unique(f.language, package, path, module_qualified_name(path), SymbolKind.MODULE, "", path)
         order = sorted(range(len(f.syntax.declarations)), key=lambda i: f.syntax.declarations[i].start_byte)
         keys = [""] * len(order)
@@ -460,6 +482,13 @@ def _assign_keys(repository: str, scopes: dict[str, FileScopes]) -> None:
             d = f.syntax.declarations[i]
             keys[i] = unique(f.language, package, module, f.qualified_names[i], d.kind, d.signature, path)
         f.keys = keys
+
+
+def _go_scope(f: FileScopes, go_homonyms: frozenset[str]) -> str:
+    """What scopes a Go file's declarations besides its package: nothing when its import path names
+    the package alone; its directory when no module names it, or another module shares its path."""
+    shared = f.package is None or f.package.manifest.rpartition("/")[0] in go_homonyms
+    return f"{f.path.rpartition('/')[0]}/" if shared else ""
 
 
 def _symbols(

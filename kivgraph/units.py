@@ -18,6 +18,7 @@ from kivgraph.indexing import (
     TreeFile,
     index_snapshot,
     is_file_module,
+    tree_go_homonyms,
     utf8_path,
 )
 from kivgraph.languages import language_of
@@ -227,7 +228,7 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     # Only the rows of the chosen units' files (and of files no unit owns) are taken (compose).
     facts_of = frozenset(f.path for f in part.files if (u := owner.get(f.path)) is None or u.id in chosen)
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
-                                names_elsewhere=names_elsewhere or frozenset(),
+                                names_elsewhere=names_elsewhere or frozenset(), go_homonyms=tree_go_homonyms(snap),
                                 keep_held=held if names_elsewhere is None else None, facts_of=facts_of)  # fmt: skip
     runs = tuple(analysis.unmerged) if analysis is not None else ()
     return Part(generation, frozenset(chosen), runs, held)

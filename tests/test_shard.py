@@ -334,3 +334,19 @@ def test_a_shard_or_merge_that_must_have_its_type_checkers_refuses_when_one_cras
     plain = CliRunner().invoke(cli, ["merge", str(tmp_path / "n1.kshard"), str(tmp_path / "n2.kshard"), "--repo",
                                      str(repo.path), "--require-analyzers"])  # fmt: skip
     assert plain.exit_code == 2 and "--require-analyzers needs shards indexed with the analyzers" in plain.output
+
+
+def test_go_modules_of_one_path_and_loose_go_files_key_alike_in_shards_and_one_run(make_repo, tmp_path: Path):
+    """Found on charmbracelet/x: its examples are modules each named `example`, so their packages
+    share an import path and their `main`s an identity; which got the plainer key depended on the
+    files in sight, and the merge refused shards that had keyed two of them alike. Their keys now
+    carry the directory (as do those of Go files no go.mod holds), whatever else is in sight."""
+    example = "package main\n\nfunc helper() int { return 1 }\n\nfunc main() { println(helper()) }\n"
+    files: dict[str, str | bytes] = {f"{d}/go.mod": "module example\n\ngo 1.21\n" for d in ("one", "two", "three")}
+    files |= {f"{d}/main.go": example for d in ("one", "two", "three")}
+    files |= {"loose/a/main.go": example, "loose/b/main.go": example, "other/main.go": example}
+    repo = make_repo(files)
+    one, merged = shards_and_one(repo, tmp_path, 3, "--no-analyzers")
+    same(one, merged)
+    mains = [s for s in one.symbols if s.qualified_name == "main"]
+    assert len(mains) == 6 and len({s.key for s in mains}) == 6

@@ -41,6 +41,16 @@ def go_modules(layout: RepoLayout) -> tuple[GoModule, ...]:
     return modules
 
 
+def homonym_roots(layout: RepoLayout) -> frozenset[str]:
+    """The roots of the tree's modules whose module path another of its go.mod files declares too
+    (a repository's examples, each `module example`): their packages share import paths, so what
+    tells their declarations apart is the module's directory."""
+    roots: dict[str, list[str]] = {}
+    for module in go_modules(layout):
+        roots.setdefault(module.path, []).append(module.root)
+    return frozenset(root for shared in roots.values() if len(shared) > 1 for root in shared)
+
+
 def module_of(path: str, layout: RepoLayout) -> GoModule | None:
     manifest = layout.nearest(path, "go.mod")
     if manifest is None:
