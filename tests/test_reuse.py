@@ -227,3 +227,24 @@ def test_a_go_module_reaches_the_modules_it_imports_not_all_its_go_mod_requires(
         "scip-go:use": "scip-go:lib changed its public surface"}  # fmt: skip
     found = step({"app/app.go": "package app\n\n// App needs no library.\nfunc App() int { return 3 }\n"}, True)
     assert found == {"scip-go:lib": "reused", "scip-go:app": "app/app.go changed", "scip-go:use": "reused"}
+
+
+def test_what_a_module_could_not_load_of_a_sibling_is_charged_to_that_module(make_repo, tmp_path: Path):
+    """Found on charmbracelet/x's history: an example module builds its library sibling through
+    `replace`, by its own go.sum; what did not load there (a go.sum entry the example lacked) was
+    charged to the sibling's directory, so re-indexing the sibling alone dropped it — the example's
+    run, which found it, was reused, and the sibling's own run loaded fine. What a run could not
+    load is now charged to the module that ran: here both runs fail on one import, each is kept."""
+    require("scip-go")
+    lib = 'package lib\n\nimport "example.invalid/missing/thing"\n\n// Do does.\nfunc Do() int { return thing.N }\n'
+    repo = make_repo({"lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": lib,
+                      "app/go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/lib v0.0.0\n\n"
+                      "replace example.com/lib => ../lib\n",
+                      "app/app.go": 'package app\n\nimport "example.com/lib"\n\nfunc App() int { return lib.Do() }\n',
+                      "README.md": "# two\n"})  # fmt: skip
+    run("index", str(repo.path), "--languages", "go")
+    repo.commit({"lib/lib.go": lib.replace("// Do does.", "// Do does, still.")})
+    out = indexed(repo, tmp_path)
+    assert outcomes(out) == {"scip-go:lib": "lib/lib.go changed", "scip-go:app": "reused"}
+    stored = load_from_notes(open_repository(str(repo.path)), repo.git("rev-parse", "HEAD"))
+    assert {s.path for s in stored.invisible_scopes if s.reason == "PACKAGE_NOT_LOADED"} == {"lib", "app"}

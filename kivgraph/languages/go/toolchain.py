@@ -86,7 +86,13 @@ def json_stream(text: str) -> list[dict[str, Any]]:
 def read_listing(output: str, module: Path, tree: Path) -> Listing:
     """`go list -e -deps -test -json ./...` run in `module` (inside the copy `tree`): each import
     that did not load, charged to the package of the tree whose file names it — never a package
-    that only depends on it, whose own imports loaded — and the modules loaded from the tree."""
+    that only depends on it, whose own imports loaded — and the modules loaded from the tree.
+
+    A package of another module of the tree (a sibling reached through `replace`) is loaded in
+    this module's build, by its go.sum: what failed there failed for this module, whose uses of
+    the sibling it hides; the sibling's own run loads it by its own. So it is charged to this
+    module's root — the run that found it, which a part of the tree (a shard, a reuse) that
+    re-runs one module and not the other can tell apart."""
     real_tree = os.path.realpath(tree)
 
     def inside(path: str) -> str | None:
@@ -110,6 +116,8 @@ def read_listing(output: str, module: Path, tree: Path) -> Listing:
         root = inside(module_dir) if module_dir else None
         if loaded_from.get("Path") and root is not None:
             local.setdefault(str(loaded_from["Path"]), root.replace(os.sep, "/"))
+    listed = inside(str(module))
+    listed = listed.replace(os.sep, "/") if listed is not None else None
     problems: dict[tuple[str, str], PackageProblem] = {}
     for package in packages:
         owner = inside(str(package["Dir"])) if package.get("Dir") else None
@@ -125,10 +133,16 @@ def read_listing(output: str, module: Path, tree: Path) -> Listing:
             at = inside(os.path.join(module, file)) if file else None
             at = at.replace(os.sep, "/") if at is not None else None
             directory = at.rpartition("/")[0] if at is not None else owner.replace(os.sep, "/")
+            if listed is not None and not _within(directory, listed):
+                directory = listed
             site = f"{at}:{line}: " if at is not None and line else f"{at}: " if at is not None else ""
             problem = PackageProblem(directory, named.get(directory, ""), site + " ".join(message.split()))
             problems.setdefault((problem.directory, problem.detail), problem)
     return Listing(tuple(sorted(problems.values(), key=lambda p: (p.directory, p.detail))), local)
+
+
+def _within(directory: str, root: str) -> bool:
+    return not root or directory == root or directory.startswith(root + "/")
 
 
 def _position(position: str) -> tuple[str, str]:
