@@ -570,19 +570,25 @@ def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str],
     """
     exact, covered = ingested.facts, ingested.covered
     exact_pairs = {(e.source, e.target) for e in exact.edges}
+    # A line where the fallback itself lost the thread (its edge there only says where the path
+    # stopped) gives nothing to keep; held records count, so a part of the tree decides alike.
+    blind = {(u.file, u.line) for u in syntax.unresolved} | {
+        (row.file, row.line) for row, _ in syntax.held if isinstance(row, Unresolved)
+    }
 
-    def unsettled(e: Edge, name: str | None) -> bool:
+    def unsettled(e: Edge) -> bool:
         """A use of another file the type checker neither resolved nor connected the same way."""
         where = declared(e.target)
         if e.provenance is not Provenance.TREE_SITTER or where is None or where[0] == e.file:
             return False
-        name = name if name is not None else where[1]
-        return (e.source, e.target) not in exact_pairs and (not name or (e.file, e.line, name) not in ingested.resolved)
+        name = where[1]
+        return ((e.file, e.line) not in blind and (e.source, e.target) not in exact_pairs
+                and (not name or (e.file, e.line, name) not in ingested.resolved))  # fmt: skip
 
-    def edge_kept(e: Edge, name: str | None = None) -> bool:
+    def edge_kept(e: Edge) -> bool:
         return (
             e.file not in covered
-            or unsettled(e, name)
+            or unsettled(e)
             or e.kind is EdgeKind.METHOD_OF
             # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
             # stay, as candidates, unless the type checker connected the same pair.
@@ -605,7 +611,7 @@ def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str],
     # The exact layer's own blind spots (a use it could not settle) stay beside the fallback's.
     unresolved = [u for u in syntax.unresolved if unresolved_kept(u)] + exact.unresolved
     held = [(row, name) for row, name in syntax.held
-            if (edge_kept(row, name) if isinstance(row, Edge) else unresolved_kept(row))]  # fmt: skip
+            if (edge_kept(row) if isinstance(row, Edge) else unresolved_kept(row))]  # fmt: skip
     return Facts(kept_edges + exact.edges, kept_external + exact.external_references, unresolved, held)
 
 

@@ -2,10 +2,11 @@
 index that runs everywhere."""
 
 from kivgraph.indexing import index_repository
-from kivgraph.model import Confidence, EdgeKind, Provenance
+from kivgraph.languages.resolve import Facts
+from kivgraph.model import Confidence, Edge, EdgeKind, Language, Provenance, Unresolved
 from kivgraph.scip import scip_subset_pb2 as pb
 from kivgraph.scip.index import TextEncoding, load_index
-from kivgraph.scip.ingest import SourceText
+from kivgraph.scip.ingest import Ingested, SourceText, replace_covered
 from tests.scip.analyzers import require, run_indexer
 
 ANIMALS = {
@@ -105,3 +106,19 @@ def test_scip_positions_become_byte_offsets_in_ascii_and_non_ascii_sources():
     assert mixed.byte(1, 3, TextEncoding.UTF8) == 6  # é is one character of two bytes
     assert mixed.byte(2, 1, TextEncoding.UTF8) == 12  # the emoji is one character…
     assert mixed.byte(2, 2, TextEncoding.UTF16) == 12  # …and two UTF-16 code units
+
+
+def test_a_line_where_the_fallback_lost_the_thread_keeps_none_of_its_edges_held_or_not():
+    """Found on gofiber/contrib: where the syntax layer misread a receiver (`c.Status()` on what it
+    took for a websocket.Conn), its edge to Conn says only where its path stopped. One run kept it
+    as an unsettled use; a shard, which held the line's record for a name declared out of its sight,
+    did not — and the merge lacked two edges. Neither keeps it now, held or not."""
+    via = Edge("NEW", "CONN", EdgeKind.REFERENCES, Confidence.CANDIDATE, Provenance.TREE_SITTER, "s/s.go", 9)
+    call = Edge("NEW", "HELPER", EdgeKind.CALLS_DIRECT, Confidence.CANDIDATE, Provenance.TREE_SITTER, "s/s.go", 12)
+    record = Unresolved("MEMBER_NOT_FOUND", Language.GO, "s/s.go", 9, "", "Status", "NEW", "")
+    declared = {"CONN": ("w/w.go", "Conn"), "HELPER": ("h/h.go", "Helper")}.get
+    ingested = Ingested(Facts([], [], []), frozenset({"s/s.go"}), frozenset({("s/s.go", 9, "Status")}))
+    one_run = replace_covered(Facts([via, call], [], [record]), ingested, declared)
+    shard = replace_covered(Facts([call], [], [], [(via, "Status"), (record, "Status")]), ingested, declared)
+    assert one_run.edges == [call]  # the type checker did not resolve Helper on line 12: it stays
+    assert [row for row, _ in shard.held] == [] and shard.edges == [call]
