@@ -346,9 +346,7 @@ def _index_parsed(
             progress("analyzers", 0, 1)
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
-    declared = {f.module_key: (f.path, "") for f in scopes.values()} | {
-        key: (f.path, d.name) for f in scopes.values() for key, d in zip(f.keys, f.syntax.declarations, strict=True)
-    }
+    declared = _declared_at(scopes) if indexes else {}
     for scip_index, root in indexes:
         facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout, facts_of), declared.get)
     if progress is not None:
@@ -482,6 +480,14 @@ def _assign_keys(repository: str, scopes: dict[str, FileScopes], go_homonyms: fr
             d = f.syntax.declarations[i]
             keys[i] = unique(f.language, package, module, f.qualified_names[i], d.kind, d.signature, path)
         f.keys = keys
+
+
+def _declared_at(scopes: dict[str, FileScopes]) -> dict[str, tuple[str, str]]:
+    """Each key → the file declaring it and its name ("" for a file's module)."""
+    declared = {f.module_key: (f.path, "") for f in scopes.values()}
+    for f in scopes.values():
+        declared.update((key, (f.path, d.name)) for key, d in zip(f.keys, f.syntax.declarations, strict=True))
+    return declared
 
 
 def _go_scope(f: FileScopes, go_homonyms: frozenset[str]) -> str:

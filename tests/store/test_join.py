@@ -12,6 +12,7 @@ from kivgraph.indexing import index_repository
 from kivgraph.model import Edge, Generation
 from kivgraph.store import codec
 from kivgraph.store.join import JoinError, Piece, join
+from tests.conftest import Repo
 
 TREE: dict[str, str | bytes] = {
     "go.mod": "module example.com/m\n\ngo 1.21\n",
@@ -27,8 +28,6 @@ TREE: dict[str, str | bytes] = {
 
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory: pytest.TempPathFactory) -> Generation:
-    from tests.conftest import Repo
-
     repo = Repo(tmp_path_factory.mktemp("join") / "repo")
     repo.commit(TREE)
     return index_repository(str(repo.path), run_analyzers=False)
