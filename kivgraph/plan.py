@@ -5,7 +5,7 @@ files, size and the units it depends on; in dependency order, and balanced over 
 import json
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -69,10 +69,9 @@ class Unit:
         return frozenset(_COVERS.get(Language(self.language), (Language(self.language),)))
 
     @property
-    def reached_work(self) -> int:
-        """What it costs a shard that indexes it only for another unit's sake: parsing it, and
-        type-checking it if it is a Go module (kivgraph/units.py index_units)."""
-        return self.work if self.analyzer in (SYNTAX, "scip-go") else self.work - ANALYZER_START
+    def parsed_work(self) -> int:
+        """What it costs a shard that parses it for another unit's sake, without its type checker."""
+        return self.work if self.analyzer == SYNTAX else self.work - ANALYZER_START
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "root": self.root, "analyzer": self.analyzer, "language": self.language,
@@ -87,28 +86,35 @@ class Plan:
     cyclic: tuple[str, ...] = field(default=())
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
-    def shards(self, count: int, reaches: Callable[[Unit], Iterable[str]]) -> list[list[Unit]]:
+    def shards(
+        self, count: int, reaches: Callable[[Unit], Iterable[str]], checks: Callable[[Unit], Iterable[str]]
+    ) -> list[list[Unit]]:
         """The units over `count` shards, balanced by what each shard will do. A shard indexes its
-        units with every unit they reach (parsed for their declarations; a Go module type-checked
-        too), so units that reach the same ones go together: each unit, largest first (a module
-        many use before its users), onto the shard whose work it leaves least (a unit is never
-        split: its analyzer runs once over all of it).
+        units with every unit they reach (parsed for their declarations; a Go module the go
+        command loads from the tree type-checked too), so units that reach the same ones go
+        together: each unit, largest first (a module many use before its users), onto the shard
+        whose work it leaves least (a unit is never split: its analyzer runs once over all of it).
 
         `reaches`: the units a unit reaches directly, as indexing will find them (units.py
-        `Dependencies.of`, which reads the files: a Go module's imports)."""
+        `Dependencies.of`, which reads the files: a Go module's imports); `checks`: those whose
+        type checker runs beside its own (`Dependencies.loaded_by_go`)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         by_id = {u.id: u for u in self.units}
         reach = self._reach(reaches)
+        checked = {u.id: set(checks(u)) for u in self.units}
 
-        def load(own: set[str], reached: set[str]) -> int:
-            return sum(by_id[i].work if i in own else by_id[i].reached_work for i in reached)
+        def load(checking: set[str], reached: set[str]) -> int:
+            return sum(by_id[i].work if i in checking else by_id[i].parsed_work for i in reached)
 
+        checking: list[set[str]] = [set() for _ in range(count)]
         owns: list[set[str]] = [set() for _ in range(count)]
         reached: list[set[str]] = [set() for _ in range(count)]
         for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
-            best = min(range(count), key=lambda k: (load(owns[k] | {unit.id}, reached[k] | reach[unit.id]), k))
+            adds = {unit.id} | checked[unit.id]
+            best = min(range(count), key=lambda k: (load(checking[k] | adds, reached[k] | reach[unit.id]), k))
             owns[best].add(unit.id)
+            checking[best] |= adds
             reached[best] |= reach[unit.id]
         return [[u for u in self.units if u.id in own] for own in owns]
 
@@ -264,7 +270,7 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
                     for line in block.splitlines() if line.split() and not line.strip().startswith("//")}  # fmt: skip
         required |= {m.strip('"`') for m in _GO_REQUIRE_LINE.findall(text)}  # a path may be quoted, as in module
         found |= {by_name[m].id for m in required if m in by_name}
-        found |= _at_paths(unit, units, [m.group(1) for m in _GO_REPLACE.finditer(text)])
+        found |= go_replaced(unit, units, text)
     elif unit.analyzer == "scip-typescript":
         package = _json(read, _manifest(unit.root, "package.json"))
         for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
@@ -282,7 +288,14 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
     return replace(unit, depends_on=tuple(sorted(found)))
 
 
-def _at_paths(unit: Unit, units: list[Unit], relative: list[str]) -> set[str]:
+def go_replaced(unit: Unit, units: Sequence[Unit], go_mod: str) -> set[str]:
+    """The ids of the Go modules of the tree that `unit`'s go.mod (`go_mod`, its text) replaces by
+    a path: the siblings the go command loads from the tree. A sibling it only requires comes from
+    the module cache, as published, whatever the tree holds."""
+    return _at_paths(unit, units, [m.group(1) for m in _GO_REPLACE.finditer(go_mod)])
+
+
+def _at_paths(unit: Unit, units: Sequence[Unit], relative: list[str]) -> set[str]:
     """The ids of the units (of the same analyzer) holding the directories `relative` names from
     `unit`'s root; a path leaving the tree names none."""
     found: set[str] = set()

@@ -76,7 +76,7 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
     snap = snapshot_at(path, revision)
     plan = plan_snapshot(snap, languages)
     depends = Dependencies(plan, snap)
-    units = tuple(u.id for u in plan.shards(count, depends.of)[number - 1])
+    units = tuple(u.id for u in plan.shards(count, depends.of, depends.loaded_by_go)[number - 1])
     part = index_units(snap, plan, units, depends, languages, progress, jobs, analyzers, None)
     if require_analyzers:
         own = [

@@ -24,7 +24,7 @@ from kivgraph.indexing import (
 from kivgraph.languages import language_of
 from kivgraph.languages.resolve import Held
 from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, Unresolved
-from kivgraph.plan import SYNTAX, Plan, Unit, reaches_by_path
+from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
 from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns, int_list
@@ -94,6 +94,21 @@ class Dependencies:
                     seen.add(dep)
                     stack.append(dep)
         return seen
+
+    def loaded_by_go(self, unit: Unit) -> set[str]:
+        """The Go modules the type checker of `unit` may name as the tree's: those its imports
+        reach, directly or through other modules' (a method of a type an import returns), that the
+        go command loads from the tree — its go.mod replaces them by a path, or a go.work holds
+        them. They must run too for those uses to bind. A module it merely requires is read from
+        the module cache as published, whatever the tree holds, and its uses of it are external
+        references (the modules of charmbracelet/x require each other so)."""
+        if unit.analyzer != "scip-go":
+            return set()
+        reached = self.closure({unit.id}) - {unit.id}
+        if self.workspace:
+            return {i for i in reached if self.by_id[i].analyzer == "scip-go"}
+        go_mod = self._bytes(f"{unit.root}/go.mod" if unit.root else "go.mod") or b""
+        return reached & go_replaced(unit, self.plan.units, go_mod.decode("utf-8", "replace"))
 
     def manifests(self, units: Iterable[str]) -> set[str]:
         """The units whose manifests the analyzers of `units` read: those their manifests declare,
@@ -194,8 +209,8 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
                 languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
                 run_analyzers: bool, names_elsewhere: frozenset[str] | None) -> Part:  # fmt: skip
     """Index `units` with the units they depend on (for their declarations); the type checkers run
-    on `units`, and on every Go module among the rest (Go's index of a module names what it uses by
-    the index of the module declaring it).
+    on `units`, and on the Go modules among the rest that the go command loads from the tree for
+    them (Go's index of a module names what it uses by the index of the module declaring it).
 
     `names_elsewhere`: the names declared in the files of the units left out, when known; when
     None, the rows waiting on a name are kept in the part (Part.held) for the caller to decide."""
@@ -219,8 +234,8 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     part = replace(snap, files=[f for f in snap.files if wanted(f.path, f.symlink)])
     analysis: Analysis | None = None
     if run_analyzers:
-        checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX
-                            and (i in chosen or depends.by_id[i].analyzer == "scip-go"))  # fmt: skip
+        loaded = {i for unit in chosen for i in depends.loaded_by_go(depends.by_id[unit])}
+        checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX and (i in chosen or i in loaded))
         tree = [(f.path, f.read) for f in readable(part)]
         analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
                             checked)  # fmt: skip

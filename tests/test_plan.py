@@ -116,7 +116,7 @@ def test_units_reaching_the_same_modules_share_a_shard():
     shared = module("testify", 900_000)
     plan = Plan((shared, module("a", 100_000, "testify"), module("b", 100_000, "testify"), module("c", 400_000),
                  module("d", 400_000)))  # fmt: skip
-    shards = [{u.id for u in shard} for shard in plan.shards(2, lambda u: u.depends_on)]
+    shards = [{u.id for u in shard} for shard in plan.shards(2, lambda u: u.depends_on, lambda u: u.depends_on)]
     assert {"scip-go:testify", "scip-go:a", "scip-go:b"} in shards
 
 
@@ -133,7 +133,7 @@ def test_a_cycle_is_reported_and_its_units_still_planned():
 
 def test_bad_input_is_a_clear_error(monorepo: Repo, tmp_path: Path):
     with pytest.raises(InvalidArgumentError):
-        Plan(()).shards(0, lambda u: u.depends_on)
+        Plan(()).shards(0, lambda u: u.depends_on, lambda u: ())
     result = CliRunner().invoke(cli, ["plan", str(monorepo.path), "--shards", "0"])
     assert result.exit_code == 2 and "--shards" in result.output
     result = CliRunner().invoke(cli, ["plan", str(tmp_path)])

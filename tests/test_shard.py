@@ -350,3 +350,37 @@ def test_go_modules_of_one_path_and_loose_go_files_key_alike_in_shards_and_one_r
     same(one, merged)
     mains = [s for s in one.symbols if s.qualified_name == "main"]
     assert len(mains) == 6 and len({s.key for s in mains}) == 6
+
+
+VENDORED: dict[str, str | bytes] = {
+    "lib/go.mod": "module example.com/lib\n\ngo 1.21\n",
+    "lib/lib.go": "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n"
+    + "".join(f"func Pad{i}() {{}}\n" for i in range(30)),
+    "app/go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/lib v0.1.0\n",
+    "app/vendor/modules.txt": "# example.com/lib v0.1.0\n## explicit\nexample.com/lib\n",
+    "app/vendor/example.com/lib/lib.go": "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n",
+    "app/app.go": 'package app\n\nimport "example.com/lib"\n\n// App uses it.\nfunc App() int { return lib.Do() }\n',
+}
+
+
+def test_a_sibling_the_go_command_does_not_load_from_the_tree_is_not_type_checked_for_its_importer(
+    make_repo, tmp_path: Path
+):
+    """Found on the monorepo benchmark: a module that requires a sibling by version (here from its
+    vendor directory; in charmbracelet/x from the module cache) is built against that copy, and
+    its uses of it are external references; yet its shard ran the sibling's type checker too, a
+    second's work for nothing. The importer's shard now parses the sibling (the syntax layer reads
+    imports by path) without type-checking it, and the merge still equals one run."""
+    require("scip-go")
+    repo = make_repo(VENDORED)
+    plan = json.loads(run("plan", str(repo.path), "--shards", "2", "--json"))
+    assert sorted(s["units"] for s in plan["shards"]) == [["scip-go:app"], ["scip-go:lib"]]
+    one, merged = shards_and_one(repo, tmp_path, 2)
+    same(one, merged)
+    assert one.invisible_scopes == ()  # built from its vendor directory: nothing to download
+    assert any(x.file == "app/app.go" and x.symbol == "example.com/lib.Do" for x in one.external_references)
+    number = next(k for k, s in enumerate(plan["shards"], 1) if s["units"] == ["scip-go:app"])
+    app_shard = json.loads(
+        run("index", str(repo.path), "--shard", f"{number}/2", "--out", str(tmp_path / "s"), "--json")
+    )
+    assert [r["unit"] for r in app_shard["runs"]] == ["scip-go:app"]

@@ -260,6 +260,18 @@ def test_a_copy_of_the_tree_holds_what_its_indexers_read(paths: list[str], copie
     assert all(data == contents[path] for path, data in written)
 
 
+def test_a_tree_that_cannot_be_copied_is_an_error_and_leaves_no_scratch_behind(tmp_path, monkeypatch):
+    monkeypatch.setattr(run.tempfile, "tempdir", str(tmp_path))
+
+    def unreadable() -> bytes:
+        raise OSError("disk gone")
+
+    files = [("go.mod", lambda: b"module example.com/m\n"), ("a/a.go", unreadable)]
+    with pytest.raises(OSError, match="disk gone"):
+        run.Analysis(files, frozenset({Language.GO}), None)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(tmp_path):
     go_mod = tmp_path / "copy" / "go.mod"
     go_mod.parent.mkdir()

@@ -93,14 +93,21 @@ def read_listing(output: str, module: Path, tree: Path) -> Listing:
     the sibling it hides; the sibling's own run loads it by its own. So it is charged to this
     module's root — the run that found it, which a part of the tree (a shard, a reuse) that
     re-runs one module and not the other can tell apart."""
-    real_tree = os.path.realpath(tree)
+    # The go command names a directory as its working directory spells it, real or as given (the
+    # copy holds no symbolic link). Strings alone, then: resolving each of the few hundred
+    # packages of a listing took a second in a worker thread beside the parse, whose every
+    # file-system call waited its turn for the interpreter.
+    spellings = sorted({os.path.realpath(tree), os.path.abspath(tree)})
 
     def inside(path: str) -> str | None:
         """The tree-relative path of `path`, or None when it lies outside the tree."""
-        real = os.path.realpath(path)
-        if real == real_tree:
-            return ""
-        return os.path.relpath(real, real_tree) if real.startswith(real_tree + os.sep) else None
+        path = os.path.normpath(path)
+        for root in spellings:
+            if path == root:
+                return ""
+            if path.startswith(root + os.sep):
+                return path[len(root) + 1 :]
+        return None
 
     packages = json_stream(output)
     named: dict[str, str] = {}
