@@ -53,11 +53,13 @@ class Dependencies:
     it used. Without an earlier generation, only Go's reach is known for certain (a package is
     imported by its module's path): a unit of another language reaches every unit of its languages.
 
-    A Go module reaches the modules its files import, not all its go.mod requires: since Go 1.17
-    go.mod lists every indirect module too, and a Go file uses only what its package's imports,
-    direct and transitive (a method of a type it never imports comes from a package an import
-    imports), can name. The required modules' manifests are still given to the go command
-    (`manifests`)."""
+    A Go module reaches the modules its files import, and the siblings its go.mod replaces by a
+    path — not all its go.mod requires: since Go 1.17 go.mod lists every indirect module too, and
+    a Go file uses only what its package's imports, direct and transitive (a method of a type it
+    never imports comes from a package an import imports), can name. A replaced sibling is loaded
+    from the tree for any package of the build that imports it, one of the module cache's too,
+    which the tree does not show (scip-go's tests reach testify only through a dependency). The
+    required modules' manifests are still given to the go command (`manifests`)."""
 
     def __init__(self, plan: Plan, snap: Snapshot, earlier: Columns | None = None) -> None:
         self.plan, self.snap = plan, snap
@@ -73,7 +75,7 @@ class Dependencies:
         if unit.id in self._of:
             return self._of[unit.id]
         used: set[str] = self.used.get(unit.id, set()) if self.used is not None else set()
-        declared: set[str] = set() if unit.analyzer == "scip-go" else set(unit.depends_on)
+        declared = self._replaced(unit) if unit.analyzer == "scip-go" else set(unit.depends_on)
         found = declared | used | self._spelled(unit)
         for other in self.plan.units:
             if other is unit:
@@ -96,19 +98,20 @@ class Dependencies:
         return seen
 
     def loaded_by_go(self, unit: Unit) -> set[str]:
-        """The Go modules the type checker of `unit` may name as the tree's: those its imports
-        reach, directly or through other modules' (a method of a type an import returns), that the
-        go command loads from the tree — its go.mod replaces them by a path, or a go.work holds
-        them. They must run too for those uses to bind. A module it merely requires is read from
-        the module cache as published, whatever the tree holds, and its uses of it are external
-        references (the modules of charmbracelet/x require each other so)."""
+        """The Go modules the type checker of `unit` may name as the tree's, which must run too for
+        those uses to bind: the siblings its go command loads from the tree — those its go.mod
+        replaces by a path, or, under a go.work, those it reaches. A module it merely requires is
+        read from the module cache as published, whatever the tree holds, and its uses of it are
+        external references (the modules of charmbracelet/x require each other so)."""
         if unit.analyzer != "scip-go":
             return set()
-        reached = self.closure({unit.id}) - {unit.id}
         if self.workspace:
-            return {i for i in reached if self.by_id[i].analyzer == "scip-go"}
+            return {i for i in self.closure({unit.id}) - {unit.id} if self.by_id[i].analyzer == "scip-go"}
+        return self._replaced(unit)
+
+    def _replaced(self, unit: Unit) -> set[str]:
         go_mod = self._bytes(f"{unit.root}/go.mod" if unit.root else "go.mod") or b""
-        return reached & go_replaced(unit, self.plan.units, go_mod.decode("utf-8", "replace"))
+        return go_replaced(unit, self.plan.units, go_mod.decode("utf-8", "replace"))
 
     def manifests(self, units: Iterable[str]) -> set[str]:
         """The units whose manifests the analyzers of `units` read: those their manifests declare,

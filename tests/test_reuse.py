@@ -193,20 +193,26 @@ def test_two_crates_of_one_name_keep_the_package_one_run_keeps(make_repo, tmp_pa
     same(load_from_file(str(tmp_path / "merged.kgen")), full)
 
 
-def test_a_go_module_reaches_the_modules_it_imports_not_all_its_go_mod_requires(make_repo, tmp_path: Path):
+def test_a_go_module_reaches_the_modules_it_imports_or_replaces_not_all_its_go_mod_requires(make_repo,
+                                                                                           tmp_path: Path):  # fmt: skip
     """Since Go 1.17 a go.mod lists every indirect module too; a Go file can use only what its
-    imports reach. A module that requires the library without importing it is reused when the
-    library's surface changes, and indexed without the library's sources — the go command still
-    finds its go.mod when the commit is read from a copy of the tree."""
+    imports reach. A module that requires the library by version without importing it (pub, from
+    its vendor directory) is reused when the library's surface changes. One that replaces it by a
+    path (app) is not: the go command loads the tree's library for any package of its build that
+    imports it, a dependency's from the module cache too (found on scip-go, whose tests reach
+    testify only so: its shard held testify's go.mod and not its sources, and go list failed)."""
     require("scip-go")
     needs_lib = "require example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n"
     lib = "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n"
     repo = make_repo({"lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": lib,
                       "app/go.mod": f"module example.com/app\n\ngo 1.21\n\n{needs_lib}", "app/app.go":
                       "package app\n\n// App needs no library.\nfunc App() int { return 1 }\n",
+                      "pub/go.mod": "module example.com/pub\n\ngo 1.21\n\nrequire example.com/lib v0.0.0 // indirect\n",
+                      "pub/vendor/modules.txt": "# example.com/lib v0.0.0\n## explicit\n",
+                      "pub/pub.go": "package pub\n\n// Pub needs no library.\nfunc Pub() int { return 1 }\n",
                       "use/go.mod": f"module example.com/use\n\ngo 1.21\n\n{needs_lib}", "use/use.go":
                       'package use\n\nimport "example.com/lib"\n\nfunc Use() int { return lib.Do() }\n',
-                      "README.md": "# three\n"})  # fmt: skip
+                      "README.md": "# four\n"})  # fmt: skip
 
     def step(files: dict[str, str | bytes], scratch: bool = False) -> dict[str, str]:
         repo.commit(files)
@@ -218,15 +224,16 @@ def test_a_go_module_reaches_the_modules_it_imports_not_all_its_go_mod_requires(
         out = json.loads(run("index", str(repo.path), "--languages", "go", "--json"))
         stored = load_from_notes(open_repository(str(repo.path)), head)
         same(stored, load_from_file(str(full)))
-        assert not [s for s in stored.invisible_scopes if s.path.startswith("app")], stored.invisible_scopes
+        assert stored.invisible_scopes == ()
         return outcomes(out)
 
     run("index", str(repo.path), "--languages", "go")
     assert step({"lib/lib.go": lib + "\n// New is new.\nfunc New() int { return 2 }\n"}) == {
-        "scip-go:lib": "lib/lib.go changed", "scip-go:app": "reused",
-        "scip-go:use": "scip-go:lib changed its public surface"}  # fmt: skip
+        "scip-go:lib": "lib/lib.go changed", "scip-go:app": "scip-go:lib changed its public surface",
+        "scip-go:pub": "reused", "scip-go:use": "scip-go:lib changed its public surface"}  # fmt: skip
     found = step({"app/app.go": "package app\n\n// App needs no library.\nfunc App() int { return 3 }\n"}, True)
-    assert found == {"scip-go:lib": "reused", "scip-go:app": "app/app.go changed", "scip-go:use": "reused"}
+    assert found == {"scip-go:lib": "reused", "scip-go:app": "app/app.go changed", "scip-go:pub": "reused",
+                     "scip-go:use": "reused"}  # fmt: skip
 
 
 def test_what_a_module_could_not_load_of_a_sibling_is_charged_to_that_module(make_repo, tmp_path: Path):
