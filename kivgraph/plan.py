@@ -19,10 +19,18 @@ if TYPE_CHECKING:
     from kivgraph.indexing import Snapshot
 
 SYNTAX = "syntax"
+"""The analyzer of a unit no type checker runs on: the syntax layer alone."""
 ANALYZER_START = 200_000
 """A type checker's run costs about what indexing this many bytes of source does before it reads
 one file (scip-go's `go list` and start, half a second: measured on benchmarks/monorepo_bench.py)."""
-"""The analyzer of a unit no type checker runs on: the syntax layer alone."""
+DATA_FILE_BYTES = 64 * 1024
+"""Past this many bytes a file's source counts a tenth: a file that large is data (generated
+tables, test vectors) far more often than code, and cheap per byte to index. Measured on
+benchmarks/monorepo_bench.py: uniseg's 2.1 MB of Unicode tables took what testify's 0.9 MB of
+code does, and counted in full, it took a shard of its own while another ran a second longer."""
+SWAPPED_UNITS = 256
+"""Up to this many units, balancing also tries exchanging two units between shards (each try
+weighs two shards anew; beyond it, only moving one)."""
 _COVERS = {
     Language.GO: (Language.GO,),
     Language.TYPESCRIPT: (Language.TYPESCRIPT, Language.JAVASCRIPT),
@@ -93,7 +101,10 @@ class Plan:
         units with every unit they reach (parsed for their declarations; a Go module the go
         command loads from the tree type-checked too), so units that reach the same ones go
         together: each unit, largest first (a module many use before its users), onto the shard
-        whose work it leaves least (a unit is never split: its analyzer runs once over all of it).
+        whose work it leaves least (a unit is never split: its analyzer runs once over all of it);
+        then, while moving one unit to another shard or exchanging two lightens the heaviest
+        shard, that is done (placing one at a time, a module type-checked beside its user in one
+        shard was also its own shard's, and ran twice).
 
         `reaches`: the units a unit reaches directly, as indexing will find them (units.py
         `Dependencies.of`, which reads the files: a Go module's imports); `checks`: those whose
@@ -102,20 +113,18 @@ class Plan:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         by_id = {u.id: u for u in self.units}
         reach = self._reach(reaches)
-        checked = {u.id: set(checks(u)) for u in self.units}
+        checked = {u.id: set(checks(u)) | {u.id} for u in self.units}
 
-        def load(checking: set[str], reached: set[str]) -> int:
-            return sum(by_id[i].work if i in checking else by_id[i].parsed_work for i in reached)
+        def load(owned: set[str]) -> int:
+            checking = {i for unit in owned for i in checked[unit]}
+            parsed = {i for unit in owned for i in reach[unit]} - checking
+            return sum(by_id[i].work for i in checking) + sum(by_id[i].parsed_work for i in parsed)
 
-        checking: list[set[str]] = [set() for _ in range(count)]
         owns: list[set[str]] = [set() for _ in range(count)]
-        reached: list[set[str]] = [set() for _ in range(count)]
         for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
-            adds = {unit.id} | checked[unit.id]
-            best = min(range(count), key=lambda k: (load(checking[k] | adds, reached[k] | reach[unit.id]), k))
+            best = min(range(count), key=lambda k: (load(owns[k] | {unit.id}), k))
             owns[best].add(unit.id)
-            checking[best] |= adds
-            reached[best] |= reach[unit.id]
+        _lighten(owns, load, swaps=len(self.units) <= SWAPPED_UNITS)
         return [[u for u in self.units if u.id in own] for own in owns]
 
     def _reach(self, reaches: Callable[[Unit], Iterable[str]]) -> dict[str, set[str]]:
@@ -151,6 +160,36 @@ class Plan:
 
 
 SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
+
+
+def _lighten(owns: list[set[str]], load: Callable[[set[str]], int], swaps: bool) -> None:
+    """Move a unit off the heaviest shard, or exchange it for one of another shard's, while that
+    lowers the heaviest load: the best such step each time, a few per unit at most."""
+    for _ in range(4 * sum(len(own) for own in owns)):
+        loads = [load(own) for own in owns]
+        heaviest = max(range(len(owns)), key=lambda k: (loads[k], -k))
+        best: tuple[int, str, int, str | None] | None = None
+        for unit in sorted(owns[heaviest]):
+            for k in range(len(owns)):
+                if k == heaviest:
+                    continue
+                rest = max((loads[j] for j in range(len(owns)) if j not in (heaviest, k)), default=0)
+                exchanged: list[str | None] = [None, *sorted(owns[k])] if swaps else [None]
+                for other in exchanged:
+                    given = {other} if other is not None else set[str]()
+                    away = owns[heaviest] - {unit} | given
+                    here = owns[k] - given | {unit}
+                    heaviest_after = max(load(away), load(here), rest)
+                    if heaviest_after < loads[heaviest] and (best is None or heaviest_after < best[0]):
+                        best = (heaviest_after, unit, k, other)
+        if best is None:
+            break
+        _, unit, k, other = best
+        owns[heaviest].remove(unit)
+        owns[k].add(unit)
+        if other is not None:
+            owns[k].remove(other)
+            owns[heaviest].add(other)
 
 
 def reaches_by_path(unit: Unit, languages: frozenset[Language], other: frozenset[Language], uses_known: bool) -> bool:
@@ -196,7 +235,8 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
 def _parsed(paths: list[str], sized: dict[str, int]) -> int:
     from kivgraph.indexing import MAX_FILE_BYTES  # indexing reads the tree; a plan is read before it
 
-    return sum(size for p in paths if (size := sized[p]) <= MAX_FILE_BYTES)
+    return sum(min(size, DATA_FILE_BYTES) + max(0, size - DATA_FILE_BYTES) // 10
+               for p in paths if (size := sized[p]) <= MAX_FILE_BYTES)  # fmt: skip
 
 
 def plan_snapshot(snap: "Snapshot", languages: frozenset[Language] | None = None) -> Plan:

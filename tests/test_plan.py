@@ -120,6 +120,34 @@ def test_units_reaching_the_same_modules_share_a_shard():
     assert {"scip-go:testify", "scip-go:a", "scip-go:b"} in shards
 
 
+def test_a_module_type_checked_beside_its_user_ends_in_its_shard_when_that_lightens_the_heaviest():
+    """Found on the monorepo bench: placing one unit at a time, largest first, put kong in one shard
+    and testify and scip-go (which type-checks both beside its own) in the other; kong's checker
+    ran in both. Moving and exchanging units afterwards takes it off the heavier shard."""
+    from kivgraph.plan import ANALYZER_START, Plan
+
+    def module(name: str, size: int, *uses: str) -> Unit:
+        return Unit(name, "scip-go", "go", name, (f"{name}/a.go",), size, tuple(f"scip-go:{u}" for u in uses),
+                    work=ANALYZER_START + size)  # fmt: skip
+
+    plan = Plan((module("kong", 300_000), module("testify", 900_000), module("tool", 300_000, "kong", "testify"),
+                 module("big", 1_000_000), module("c", 500_000), module("d", 400_000)))  # fmt: skip
+    shards = [{u.id for u in shard} for shard in plan.shards(2, lambda u: u.depends_on, lambda u: u.depends_on)]
+    assert {"scip-go:kong", "scip-go:testify", "scip-go:tool"} in shards
+
+
+def test_a_large_file_counts_as_data_past_its_first_64_kilobytes():
+    """Found on the monorepo bench: uniseg's 2.1 MB of Unicode tables took what testify's 0.9 MB
+    of code does; counted in full, uniseg took a shard of its own while another ran a second longer."""
+    from kivgraph.plan import ANALYZER_START, DATA_FILE_BYTES
+
+    tables = plan([("t/go.mod", 20), ("t/tables.go", 1_064_000), ("t/code.go", 4_000), ("c/go.mod", 20),
+                   ("c/code.go", 200_000)], lambda p: b"module example.com/" + p.split("/")[0].encode())  # fmt: skip
+    work = {u.id: u.work for u in tables.units}
+    assert work["scip-go:t"] == ANALYZER_START + DATA_FILE_BYTES + (1_064_000 - DATA_FILE_BYTES) // 10 + 4_000
+    assert work["scip-go:c"] == ANALYZER_START + DATA_FILE_BYTES + (200_000 - DATA_FILE_BYTES) // 10
+
+
 def test_a_cycle_is_reported_and_its_units_still_planned():
     units = [Unit("a", "scip-go", "go", "a", ("a/a.go",), 1, ("scip-go:b",)),
              Unit("b", "scip-go", "go", "b", ("b/b.go",), 1, ("scip-go:a",)),

@@ -2,15 +2,16 @@
 
 Indexers run where the indexed files are: in the working tree itself when it holds exactly the
 indexed commit (that is where installed dependencies live), else — and always for Go, whose
-`go mod download` writes go.sum — on the commit's tree written out to a scratch directory with
-the working tree's `node_modules` linked in (for Go modules alone, only what the go command
-reads). Each runs per project (tsconfig, go.mod, Cargo workspace, the Python tree) with a
-timeout and its stderr kept, in the background while the syntax layer parses, and writes
-nothing into the tree (rust-analyzer's build-script output goes to a scratch CARGO_TARGET_DIR).
-A crash, a timeout or an empty index becomes an invisible scope, never a failed index. Go runs
-under the go.work that governs the module, offline once dependencies are fetched, with
--trimpath (so the build cache serves every copy); each package `go list` could not load is an
-invisible scope, and the indexes of a tree's modules are merged so uses across them are exact.
+`go mod download` writes go.sum — on the commit's tree written out to a scratch directory (in memory
+when there is room) with the working tree's `node_modules` linked in (for Go modules alone, only
+what the go command reads). Each runs per project (tsconfig, go.mod, Cargo workspace, the Python
+tree) with a timeout and its stderr kept, in the background while the syntax layer parses, and
+writes nothing into the tree (rust-analyzer's build-script output goes to a scratch
+CARGO_TARGET_DIR). A crash, a timeout or an empty index becomes an invisible scope, never a
+failed index. Go runs under the go.work that governs the module, offline once dependencies are
+fetched, with -trimpath (so the build cache serves every copy); each package `go list` could not
+load is an invisible scope, and the indexes of a tree's modules are merged so uses across them
+are exact.
 """
 
 import os
@@ -36,6 +37,8 @@ NEVER_IN_PLACE = frozenset({"scip-go"})
 are analysed on a copy, so the user's go.sum is never touched."""
 ANALYZER_TIMEOUT_SECONDS = float(os.environ.get("KIVGRAPH_ANALYZER_TIMEOUT", "900"))
 STDERR_TAIL = 2000
+MEMORY_FILE_SYSTEM = "/dev/shm"
+MEMORY_HEADROOM = 4
 ANALYZER_WORKERS = 2
 """Type checkers running at once. One alone leaves a core idle much of the time (`go list`, loading,
 writing its index): on a tree of seven Go modules, two at a time took the run from ~10.9 s to
@@ -124,6 +127,24 @@ def copied_files(
                 or any(d == "" or path.startswith(d + "/") for d in embedding))  # fmt: skip
 
     return [(path, sources[path] if path in sources else read()) for path, read in files if seen_by_go(path)]
+
+
+def memory_directory(size: int) -> Path | None:
+    """A new directory for a copy of `size` bytes on a file system in memory (Linux's
+    MEMORY_FILE_SYSTEM), when there is one with room for it MEMORY_HEADROOM times over and no
+    temporary directory was chosen (TMPDIR, TEMP, TMP); else None, for the scratch directory.
+    The copy is written before any indexer starts, and creating a file took ~0.6 ms on a CI
+    machine's disk, ~0.02 ms in memory: 2,400 files of a monorepo's Go modules, 1.4 s → ~0.1 s.
+    Only the copy goes there: indexes and rust-analyzer's build output stay in the scratch."""
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+        return None
+    try:
+        room = os.statvfs(MEMORY_FILE_SYSTEM)
+        if room.f_bavail * room.f_frsize < MEMORY_HEADROOM * size + (64 << 20):
+            return None
+        return Path(tempfile.mkdtemp(prefix="kivgraph-tree-", dir=MEMORY_FILE_SYSTEM))
+    except OSError:
+        return None
 
 
 def materialize(files: Iterable[tuple[str, bytes]], worktree: str | None, root: Path,
@@ -562,6 +583,8 @@ class Analysis:
         self.runs: list[AnalyzerRun] | None = None
         self.unmerged: list[AnalyzerRun] = []
         """Each project's own run, before Go's are merged into one: what each took."""
+        self.in_memory: Path | None = None
+        """Where the copy is written when a file system in memory has room for it."""
         if self.scratch is None:
             return
         places = {p: self.in_place and worktree is not None and p.spec.name not in NEVER_IN_PLACE for p in wanted}
@@ -569,7 +592,10 @@ class Analysis:
         if not all(places.values()):  # written before anything runs on it
             go = [p.root for p, here in places.items() if not here and p.spec.name == "scip-go"]
             try:
-                materialize(copied_files(files, [p for p, here in places.items() if not here]), worktree, copied, go)
+                tree_files = copied_files(files, [p for p, here in places.items() if not here])
+                self.in_memory = memory_directory(sum(len(data) for _, data in tree_files))
+                copied = (self.in_memory or self.scratch) / "tree"
+                materialize(tree_files, worktree, copied, go)
             except BaseException:
                 self.finish()
                 raise
@@ -586,5 +612,6 @@ class Analysis:
             return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)
-            if self.scratch is not None:
-                shutil.rmtree(self.scratch, ignore_errors=True)
+            for written in (self.scratch, self.in_memory):
+                if written is not None:
+                    shutil.rmtree(written, ignore_errors=True)

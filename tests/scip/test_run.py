@@ -272,6 +272,36 @@ def test_a_tree_that_cannot_be_copied_is_an_error_and_leaves_no_scratch_behind(t
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_copy_is_written_in_memory_when_there_is_room_and_nothing_is_left_behind(tmp_path, monkeypatch):
+    """Found on the monorepo bench: creating a file on the machine's disk took ~0.6 ms, and the
+    copy of 20 Go modules (2,400 files) held every indexer back by 1.4 s; in memory, ~0.05 s."""
+    require("scip-go")
+    memory, scratch = tmp_path / "memory", tmp_path / "scratch"
+    memory.mkdir()
+    scratch.mkdir()
+    monkeypatch.setattr(run, "MEMORY_FILE_SYSTEM", str(memory))
+    monkeypatch.setattr(run.tempfile, "tempdir", str(scratch))
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    files = [(path, text.encode()) for path, text in GO_MODULE.items()]
+    readers = [(path, lambda data=data: data) for path, data in files]
+
+    analysis = run.Analysis(readers, frozenset({Language.GO}), None)
+    assert analysis.in_memory is not None and analysis.in_memory.parent == memory
+    assert (analysis.in_memory / "tree" / "greet" / "greet.go").read_text() == GO_MODULE["greet/greet.go"]
+    [go] = analysis.finish()[0]
+    assert go.index is not None and go.invisible == ()
+    assert list(memory.iterdir()) == [] and list(scratch.iterdir()) == []
+
+    # A temporary directory the user chose, or too little room in memory: the scratch directory.
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    assert run.memory_directory(1) is None
+    monkeypatch.delenv("TMPDIR")
+    assert run.memory_directory(1 << 60) is None
+    monkeypatch.setattr(run, "MEMORY_FILE_SYSTEM", str(tmp_path / "absent"))
+    assert run.memory_directory(1) is None
+
+
 def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(tmp_path):
     go_mod = tmp_path / "copy" / "go.mod"
     go_mod.parent.mkdir()
