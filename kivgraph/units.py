@@ -23,11 +23,11 @@ from kivgraph.indexing import (
 )
 from kivgraph.languages import language_of
 from kivgraph.languages.resolve import Held
-from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, Unresolved
+from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, SymbolKind, Unresolved
 from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
 from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
 from kivgraph.store import codec
-from kivgraph.store.codec import Columns, int_list
+from kivgraph.store.codec import NONE, Columns, int_list
 from kivgraph.store.join import JoinError, Piece, join
 
 _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
@@ -35,8 +35,15 @@ _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTA
 _GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 
 
+_GO_DECLARATION = re.compile(rb"^(?:func|type|var|const)\b", re.MULTILINE)
+
+
 def go_imports(data: bytes) -> list[str]:
-    """The import paths a Go file names."""
+    """The import paths a Go file names: read up to its first declaration, which its imports
+    precede (unless a block comment may hide where that is)."""
+    first = _GO_DECLARATION.search(data)
+    if first is not None and b"/*" not in data[: first.start()]:
+        data = data[: first.start()]
     paths = [m.group(1) for m in _GO_IMPORT.finditer(data)]
     paths += [p for block in _GO_IMPORT_BLOCK.finditer(data) for p in _GO_BLOCK_PATH.findall(block.group(1))]
     return [p.decode("utf-8", "replace") for p in paths]
@@ -325,11 +332,24 @@ def _admitted(parts: Sequence[Given], files: Sequence[frozenset[str]]) -> list[l
     """Each part's rows held for a name that some declaration of the tree has, of the files it gives."""
     if not any(part.held for part in parts):
         return [[] for _ in parts]
-    names = {s.name for i, part in enumerate(parts) for s in codec.symbols_of(part.columns)
-             if (s.file in files[i] or not s.file and i == len(parts) - 1) and not is_file_module(s)}  # fmt: skip
+    names = {name for i, part in enumerate(parts) for name in _declared(part.columns, files[i], i == len(parts) - 1)}
     last = len(parts) - 1
     return [[row for row, name in part.held if name in names and (row.file in files[i] or not row.file and i == last)]
             for i, part in enumerate(parts)]  # fmt: skip
+
+
+def _declared(columns: Columns, files: frozenset[str], fileless: bool) -> set[str]:
+    """The names the symbols of `files` (and those of no file, when `fileless`) declare, but a
+    file's own module (named after the file, not declared), read off the columns."""
+    symbols, strings = columns.tables["symbols"], columns.strings
+    given = np.array([p in files for p in columns.file_paths()] + [fileless], dtype=bool)  # NONE (-1): last
+    rows = np.flatnonzero(given[symbols["file"]])
+    kinds = columns.vocabularies["symbol_kind"]
+    module = kinds.index(SymbolKind.MODULE.value) if SymbolKind.MODULE.value in kinds else NONE
+    at_start = (symbols["name_line"][rows] == 1) & (symbols["name_column"][rows] == 0)
+    maybe_file = (symbols["kind"][rows] == module) & at_start
+    names = {strings[x] for x in int_list(symbols["name"][rows[~maybe_file]])}
+    return names | {s.name for s in codec.symbols_of(columns, rows[maybe_file]) if not is_file_module(s)}
 
 
 def readable(snap: Snapshot) -> list[TreeFile]:
