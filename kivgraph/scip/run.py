@@ -39,6 +39,9 @@ ANALYZER_TIMEOUT_SECONDS = float(os.environ.get("KIVGRAPH_ANALYZER_TIMEOUT", "90
 STDERR_TAIL = 2000
 MEMORY_FILE_SYSTEM = "/dev/shm"
 MEMORY_HEADROOM = 4
+MEMORY_COPY_BYTES = 512 << 20
+"""A larger copy goes to disk: in memory it would take what the type checkers need (rust-analyzer
+took 3.4 GB on the Rust standard library), and its files' creation is a small part of its cost."""
 ANALYZER_WORKERS = 2
 """Type checkers running at once. One alone leaves a core idle much of the time (`go list`, loading,
 writing its index): on a tree of seven Go modules, two at a time took the run from ~10.9 s to
@@ -131,12 +134,15 @@ def copied_files(
 
 def memory_directory(size: int) -> Path | None:
     """A new directory for a copy of `size` bytes on a file system in memory (Linux's
-    MEMORY_FILE_SYSTEM), when there is one with room for it MEMORY_HEADROOM times over and no
-    temporary directory was chosen (TMPDIR, TEMP, TMP); else None, for the scratch directory.
-    The copy is written before any indexer starts, and creating a file took ~0.6 ms on a CI
-    machine's disk, ~0.02 ms in memory: 2,400 files of a monorepo's Go modules, 1.4 s → ~0.1 s.
+    MEMORY_FILE_SYSTEM), when there is one with room for it MEMORY_HEADROOM times over, it is at
+    most MEMORY_COPY_BYTES and no temporary directory was chosen (TMPDIR, TEMP, TMP); else None,
+    for the scratch directory.
+
+    The copy is written before any indexer starts, and creating a file took ~0.6 ms on the disk
+    of the machine kivgraph is developed on, ~0.02 ms in memory: the copy of the monorepo bench's
+    20 Go modules, 1.1–1.4 s → 0.05 s.
     Only the copy goes there: indexes and rust-analyzer's build output stay in the scratch."""
-    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
+    if size > MEMORY_COPY_BYTES or any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
         return None
     try:
         room = os.statvfs(MEMORY_FILE_SYSTEM)

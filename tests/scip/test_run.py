@@ -298,6 +298,7 @@ def test_the_copy_is_written_in_memory_when_there_is_room_and_nothing_is_left_be
     assert run.memory_directory(1) is None
     monkeypatch.delenv("TMPDIR")
     assert run.memory_directory(1 << 60) is None
+    assert run.memory_directory(run.MEMORY_COPY_BYTES + 1) is None
     monkeypatch.setattr(run, "MEMORY_FILE_SYSTEM", str(tmp_path / "absent"))
     assert run.memory_directory(1) is None
 
