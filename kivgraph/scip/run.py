@@ -599,9 +599,7 @@ class Analysis:
             go = [p.root for p, here in places.items() if not here and p.spec.name == "scip-go"]
             try:
                 tree_files = copied_files(files, [p for p, here in places.items() if not here])
-                self.in_memory = memory_directory(sum(len(data) for _, data in tree_files))
-                copied = (self.in_memory or self.scratch) / "tree"
-                materialize(tree_files, worktree, copied, go)
+                copied = self._write(tree_files, worktree, go, self.scratch)
             except BaseException:
                 self.finish()
                 raise
@@ -609,6 +607,18 @@ class Analysis:
         for project, here in places.items():
             tree = Path(worktree) if here and worktree is not None else copied
             self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin))
+
+    def _write(self, tree_files: list[tuple[str, bytes]], worktree: str | None, go: list[str], scratch: Path) -> Path:
+        """Where the copy was written: in memory when there is room, else (or when writing there
+        failed: another process may have filled it since) in the scratch directory."""
+        self.in_memory = memory_directory(sum(len(data) for _, data in tree_files))
+        if self.in_memory is not None:
+            try:
+                return materialize(tree_files, worktree, self.in_memory / "tree", go)
+            except OSError:
+                shutil.rmtree(self.in_memory, ignore_errors=True)
+                self.in_memory = None
+        return materialize(tree_files, worktree, scratch / "tree", go)
 
     def finish(self) -> tuple[list[AnalyzerRun], list[InvisibleScope]]:
         try:

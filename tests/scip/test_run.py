@@ -1,5 +1,6 @@
 """Running the real indexers during `index`: exact edges per language, and honest failures."""
 
+import errno
 import json
 import stat
 from pathlib import Path
@@ -301,6 +302,36 @@ def test_the_copy_is_written_in_memory_when_there_is_room_and_nothing_is_left_be
     assert run.memory_directory(run.MEMORY_COPY_BYTES + 1) is None
     monkeypatch.setattr(run, "MEMORY_FILE_SYSTEM", str(tmp_path / "absent"))
     assert run.memory_directory(1) is None
+
+
+def test_a_copy_that_fills_the_memory_is_written_to_disk_instead(tmp_path, monkeypatch):
+    """Room is checked before the copy, but another process may fill the memory meanwhile."""
+    require("scip-go")
+    memory, scratch = tmp_path / "memory", tmp_path / "scratch"
+    memory.mkdir()
+    scratch.mkdir()
+    monkeypatch.setattr(run, "MEMORY_FILE_SYSTEM", str(memory))
+    monkeypatch.setattr(run.tempfile, "tempdir", str(scratch))
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    writing = run.materialize
+
+    def full_memory(files, worktree, root, go_modules=()):
+        def until_full():
+            for n, item in enumerate(files):
+                if n == 2 and root.is_relative_to(memory):
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                yield item
+
+        return writing(until_full(), worktree, root, go_modules)
+
+    monkeypatch.setattr(run, "materialize", full_memory)
+    readers = [(path, lambda text=text: text.encode()) for path, text in GO_MODULE.items()]
+    analysis = run.Analysis(readers, frozenset({Language.GO}), None)
+    assert analysis.in_memory is None and list(memory.iterdir()) == []
+    [go] = analysis.finish()[0]
+    assert go.index is not None and go.invisible == ()
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(tmp_path):
