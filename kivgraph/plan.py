@@ -28,9 +28,13 @@ DATA_FILE_BYTES = 64 * 1024
 tables, test vectors) far more often than code, and cheap per byte to index. Measured on
 benchmarks/monorepo_bench.py: uniseg's 2.1 MB of Unicode tables took what testify's 0.9 MB of
 code does, and counted in full, it took a shard of its own while another ran a second longer."""
-SWAPPED_UNITS = 256
-"""Up to this many units, balancing also tries exchanging two units between shards (each try
-weighs two shards anew; beyond it, only moving one)."""
+SWAPPED_UNITS = 64
+"""Up to this many units, balancing also tries exchanging two units between shards, not only
+moving one (a step weighs every pair of them)."""
+LIGHTEN_BUDGET = 500_000
+"""What balancing may spend moving units after placing them, in units reached by those it tries:
+about a microsecond each, so half a second at most (a 1,000-unit plan whose units reach ~30
+each stops there; the monorepo bench's 20 units settle in ~1,400)."""
 _COVERS = {
     Language.GO: (Language.GO,),
     Language.TYPESCRIPT: (Language.TYPESCRIPT, Language.JAVASCRIPT),
@@ -111,21 +115,15 @@ class Plan:
         type checker runs beside its own (`Dependencies.loaded_by_go`)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
-        by_id = {u.id: u for u in self.units}
         reach = self._reach(reaches)
-        checked = {u.id: set(checks(u)) | {u.id} for u in self.units}
-
-        def load(owned: set[str]) -> int:
-            checking = {i for unit in owned for i in checked[unit]}
-            parsed = {i for unit in owned for i in reach[unit]} - checking
-            return sum(by_id[i].work for i in checking) + sum(by_id[i].parsed_work for i in parsed)
-
-        owns: list[set[str]] = [set() for _ in range(count)]
+        cost = {u.id: (u.work, u.parsed_work) for u in self.units}
+        checked = {u.id: frozenset(i for i in checks(u) if i in cost) | {u.id} for u in self.units}
+        shards = [_ShardLoad(checked, reach, cost) for _ in range(count)]
         for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
-            best = min(range(count), key=lambda k: (load(owns[k] | {unit.id}), k))
-            owns[best].add(unit.id)
-        _lighten(owns, load, swaps=len(self.units) <= SWAPPED_UNITS)
-        return [[u for u in self.units if u.id in own] for own in owns]
+            best = min(range(count), key=lambda k: (shards[k].load_with(unit.id), k))
+            shards[best].add(unit.id)
+        _lighten(shards, swaps=len(self.units) <= SWAPPED_UNITS)
+        return [[u for u in self.units if u.id in shard.owned] for shard in shards]
 
     def _reach(self, reaches: Callable[[Unit], Iterable[str]]) -> dict[str, set[str]]:
         """Each unit → itself and the units its shard indexes with it, transitively."""
@@ -162,34 +160,92 @@ class Plan:
 SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
 
 
-def _lighten(owns: list[set[str]], load: Callable[[set[str]], int], swaps: bool) -> None:
+class _ShardLoad:
+    """The units a shard owns and what it will do for them, kept as counts so that adding or
+    removing a unit costs what that unit reaches, not what the shard holds: each unit its owned
+    units type-check costs its `work`, each other unit they reach its `parsed_work`."""
+
+    def __init__(self, checked: dict[str, frozenset[str]], reach: dict[str, set[str]],
+                 cost: dict[str, tuple[int, int]]) -> None:  # fmt: skip
+        self.checked, self.reach, self.cost = checked, reach, cost
+        self.owned: set[str] = set()
+        self.checking: dict[str, int] = {}
+        self.reaching: dict[str, int] = {}
+        self.load = 0
+
+    def add(self, unit: str) -> None:
+        self.owned.add(unit)
+        self._count(unit, 1)
+
+    def remove(self, unit: str) -> None:
+        self.owned.remove(unit)
+        self._count(unit, -1)
+
+    def load_with(self, unit: str) -> int:
+        self.add(unit)
+        load = self.load
+        self.remove(unit)
+        return load
+
+    def _count(self, unit: str, step: int) -> None:
+        checked, reached = self.checked[unit], self.reach[unit]
+        for other in checked | reached:
+            self.load -= self._cost(other)
+            if other in checked:
+                self.checking[other] = self.checking.get(other, 0) + step
+            if other in reached:
+                self.reaching[other] = self.reaching.get(other, 0) + step
+            self.load += self._cost(other)
+
+    def _cost(self, unit: str) -> int:
+        work, parsed_work = self.cost[unit]
+        return work if self.checking.get(unit, 0) > 0 else parsed_work if self.reaching.get(unit, 0) > 0 else 0
+
+
+def _lighten(shards: list[_ShardLoad], swaps: bool) -> None:
     """Move a unit off the heaviest shard, or exchange it for one of another shard's, while that
-    lowers the heaviest load: the best such step each time, a few per unit at most."""
-    for _ in range(4 * sum(len(own) for own in owns)):
-        loads = [load(own) for own in owns]
-        heaviest = max(range(len(owns)), key=lambda k: (loads[k], -k))
-        best: tuple[int, str, int, str | None] | None = None
-        for unit in sorted(owns[heaviest]):
-            for k in range(len(owns)):
-                if k == heaviest:
+    lowers the heaviest load: the best such step each time, until none does or LIGHTEN_BUDGET
+    is spent (a try costs the units the two it moves reach)."""
+    spent = 0
+    while spent < LIGHTEN_BUDGET:
+        heaviest = max(shards, key=lambda shard: shard.load)
+        before = heaviest.load
+        best: tuple[int, str, _ShardLoad, str | None] | None = None
+        for unit in sorted(heaviest.owned):
+            heaviest.remove(unit)
+            for shard in shards:
+                if shard is heaviest:
                     continue
-                rest = max((loads[j] for j in range(len(owns)) if j not in (heaviest, k)), default=0)
-                exchanged: list[str | None] = [None, *sorted(owns[k])] if swaps else [None]
-                for other in exchanged:
-                    given = {other} if other is not None else set[str]()
-                    away = owns[heaviest] - {unit} | given
-                    here = owns[k] - given | {unit}
-                    heaviest_after = max(load(away), load(here), rest)
-                    if heaviest_after < loads[heaviest] and (best is None or heaviest_after < best[0]):
-                        best = (heaviest_after, unit, k, other)
+                rest = max((s.load for s in shards if s is not heaviest and s is not shard), default=0)
+                for other in [None, *sorted(shard.owned)] if swaps else [None]:
+                    after = max(_exchanged(heaviest, shard, unit, other), rest)
+                    spent += len(heaviest.reach[unit]) + (len(heaviest.reach[other]) if other is not None else 0)
+                    if after < before and (best is None or after < best[0]):
+                        best = (after, unit, shard, other)
+            heaviest.add(unit)
         if best is None:
             break
-        _, unit, k, other = best
-        owns[heaviest].remove(unit)
-        owns[k].add(unit)
+        _, unit, shard, other = best
+        heaviest.remove(unit)
+        shard.add(unit)
         if other is not None:
-            owns[k].remove(other)
-            owns[heaviest].add(other)
+            shard.remove(other)
+            heaviest.add(other)
+
+
+def _exchanged(away: _ShardLoad, to: _ShardLoad, unit: str, other: str | None) -> int:
+    """The heavier of two shards were `unit` (already off `away`) on `to` and `other` (of `to`) on
+    `away`; both are left as they were."""
+    to.add(unit)
+    if other is not None:
+        to.remove(other)
+        away.add(other)
+    heavier = max(away.load, to.load)
+    if other is not None:
+        away.remove(other)
+        to.add(other)
+    to.remove(unit)
+    return heavier
 
 
 def reaches_by_path(unit: Unit, languages: frozenset[Language], other: frozenset[Language], uses_known: bool) -> bool:
