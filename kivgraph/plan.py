@@ -20,9 +20,13 @@ if TYPE_CHECKING:
 
 SYNTAX = "syntax"
 """The analyzer of a unit no type checker runs on: the syntax layer alone."""
-ANALYZER_START = 200_000
+ANALYZER_START = 400_000
 """A type checker's run costs about what indexing this many bytes of source does before it reads
-one file (scip-go's `go list` and start, half a second: measured on benchmarks/monorepo_bench.py)."""
+one file (scip-go's `go list`, its start and the standard library's packages it loads). Measured
+on benchmarks/monorepo_bench.py: a module alone costs ~200 KB's worth beside its own bytes, but
+in a shard, where the runs share two cores with the parse, the shards' times followed their
+loads best at 400–500 KB a run (correlation 0.73 over two partitions' eight shards, 0.30 at
+200 KB), and the shard that waited on the most runs was the slowest."""
 DATA_FILE_BYTES = 64 * 1024
 """Past this many bytes a file's source counts a tenth: a file that large is data (generated
 tables, test vectors) far more often than code, and cheap per byte to index. Measured on
