@@ -33,8 +33,6 @@ from kivgraph.store.join import JoinError, Piece, join
 _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
 _GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
-
-
 _GO_DECLARATION = re.compile(rb"^(?:func|type|var|const)\b", re.MULTILINE)
 
 

@@ -140,8 +140,8 @@ def memory_directory(size: int) -> Path | None:
 
     The copy is written before any indexer starts, and creating a file took ~0.6 ms on the disk
     of the machine kivgraph is developed on, ~0.02 ms in memory: the copy of the monorepo bench's
-    20 Go modules, 1.1–1.4 s → 0.05 s.
-    Only the copy goes there: indexes and rust-analyzer's build output stay in the scratch."""
+    20 Go modules, 1.1–1.4 s → 0.05 s. Only the copy goes there: indexes and rust-analyzer's build
+    output stay in the scratch."""
     if size > MEMORY_COPY_BYTES or any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")):
         return None
     try:
