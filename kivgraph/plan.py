@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import language_of
-from kivgraph.languages.go.modules import MODULE_LINE
+from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
 from kivgraph.model import Language
 from kivgraph.scip.run import projects
 
@@ -47,7 +47,6 @@ _COVERS = {
 }
 _GO_REQUIRE_BLOCK = re.compile(r"^\s*require\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
 _GO_REQUIRE_LINE = re.compile(r"^\s*require\s+([^\s(]+)", re.MULTILINE)
-_GO_REPLACE = re.compile(r"=>\s*(\.{1,2}(?:/[^\s]*)?)\s*$", re.MULTILINE)
 _JSON_COMMENTS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TRAILING_COMMAS = re.compile(r",(\s*[}\]])")
 
@@ -392,7 +391,7 @@ def go_replaced(unit: Unit, units: Sequence[Unit], go_mod: str) -> set[str]:
     """The ids of the Go modules of the tree that `unit`'s go.mod (`go_mod`, its text) replaces by
     a path: the siblings the go command loads from the tree. A sibling it only requires comes from
     the module cache, as published, whatever the tree holds."""
-    return _at_paths(unit, units, [m.group(1) for m in _GO_REPLACE.finditer(go_mod)])
+    return _at_paths(unit, units, [r.directory for r in local_replacements(go_mod)])
 
 
 def _at_paths(unit: Unit, units: Sequence[Unit], relative: list[str]) -> set[str]:

@@ -384,3 +384,22 @@ def test_a_sibling_the_go_command_does_not_load_from_the_tree_is_not_type_checke
         run("index", str(repo.path), "--shard", f"{number}/2", "--out", str(tmp_path / "s"), "--json")
     )
     assert [r["unit"] for r in app_shard["runs"]] == ["scip-go:app"]
+
+
+def test_a_sibling_replaced_by_a_quoted_directory_is_type_checked_beside_its_user(make_repo, tmp_path: Path):
+    """Found using an installed kivgraph on a tree with a module in `lib dir`: go.mod must quote
+    that directory (`replace example.com/lib => "../lib dir"`), the plan read only bare paths, and
+    app's shard ran no type checker for lib: the merge held external references where one run
+    had an exact edge."""
+    require("scip-go")
+    repo = make_repo({
+        "lib dir/go.mod": "module example.com/lib\n\ngo 1.22\n",
+        "lib dir/lib.go": "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n",
+        "app/go.mod": 'module example.com/app\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\n'
+                      'replace example.com/lib => "../lib dir" // a directory with a space\n',
+        "app/main.go": 'package main\n\nimport "example.com/lib"\n\nfunc main() { println(lib.Do()) }\n',
+    })  # fmt: skip
+    one, merged = shards_and_one(repo, tmp_path, 2)
+    same(one, merged)
+    assert one.invisible_scopes == () and one.external_references == ()
+    assert any(e.file == "app/main.go" and e.confidence.value == "EXACT_TYPECHECKED" for e in one.edges)

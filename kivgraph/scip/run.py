@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kivgraph.errors import IndexingFailedError
+from kivgraph.languages.go.modules import go_mod_token, local_replacements
 from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
@@ -290,9 +291,6 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
     return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local)
 
 
-LOCAL_REPLACEMENT = re.compile(r"(=>\s*)(\.{1,2}/[^\s]*|\.{1,2})(\s*$)", re.MULTILINE)
-
-
 def anchor_replacements(go_mod: Path, original: Path, tree: Path | None = None) -> None:
     """In a copy's go.mod, point `replace … => ../sibling` at the sibling beside the original
     module: the copy lives elsewhere, and a relative path would lead nowhere. A replacement that
@@ -302,15 +300,15 @@ def anchor_replacements(go_mod: Path, original: Path, tree: Path | None = None) 
         text = go_mod.read_text(encoding="utf-8")
     except OSError:
         return
-
-    def absolute(match: re.Match[str]) -> str:
-        if tree is not None and _within(Path(os.path.normpath(go_mod.parent / match.group(2))), tree):
-            return match.group(0)
-        return f"{match.group(1)}{os.path.normpath(original / match.group(2))}{match.group(3)}"
-
-    anchored = LOCAL_REPLACEMENT.sub(absolute, text)
-    if anchored != text:
-        go_mod.write_text(anchored, encoding="utf-8")
+    anchored: list[str] = []
+    at = 0
+    for replacement in local_replacements(text):
+        if tree is not None and _within(Path(os.path.normpath(go_mod.parent / replacement.directory)), tree):
+            continue
+        anchored += [text[at : replacement.start], go_mod_token(os.path.normpath(original / replacement.directory))]
+        at = replacement.end
+    if at:
+        go_mod.write_text("".join(anchored) + text[at:], encoding="utf-8")
 
 
 def _within(path: Path, directory: Path) -> bool:

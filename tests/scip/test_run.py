@@ -340,7 +340,8 @@ def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(
     go_mod.parent.mkdir()
     go_mod.write_text(
         "module example.com/app\n\nreplace example.com/lib => ../lib\n\nreplace (\n"
-        "\texample.com/util v1.0.0 => ./third_party/util\n\texample.com/net => example.com/fork v1.2.0\n)\n",
+        "\texample.com/util v1.0.0 => ./third_party/util\n\texample.com/net => example.com/fork v1.2.0\n"
+        '\texample.com/spaced => "../lib dir" // quoted, as go.mod must\n)\n',
         encoding="utf-8",
     )
     run.anchor_replacements(go_mod, Path("/src/app"))
@@ -348,6 +349,22 @@ def test_a_copied_go_mod_points_its_local_replacements_at_the_original_siblings(
     assert "example.com/lib => /src/lib\n" in text
     assert "example.com/util v1.0.0 => /src/app/third_party/util\n" in text
     assert "example.com/net => example.com/fork v1.2.0\n" in text  # a module replacement is left alone
+    assert 'example.com/spaced => "/src/lib dir" // quoted, as go.mod must\n' in text
+
+
+def test_a_go_work_for_a_copy_quotes_a_directory_it_has_to(tmp_path):
+    """Found with a module in `other dir`: the go.work written for the copy spelled
+    `replace example.com/other => /…/other dir` bare, and the go command read `dir` as a version."""
+    from kivgraph.languages.go.toolchain import read_workspace, workspace_text
+
+    edited = json.dumps({"Go": "1.22", "Use": [{"DiskPath": "./app"}, {"DiskPath": "./lib dir"}],
+                         "Replace": [{"Old": {"Path": "example.com/other"}, "New": {"Path": "./other dir"}},
+                                     {"Old": {"Path": "example.com/net"},
+                                      "New": {"Path": "example.com/fork", "Version": "v1.2.0"}}]})  # fmt: skip
+    text = workspace_text(read_workspace(edited, tmp_path, lambda directory: directory))
+    assert f'use "{tmp_path}/lib dir"\n' in text
+    assert f'replace example.com/other => "{tmp_path}/other dir"\n' in text
+    assert "replace example.com/net => example.com/fork v1.2.0\n" in text
 
 
 def test_require_analyzers_refuses_to_store_an_index_whose_checker_crashed(make_repo, tmp_path, monkeypatch):

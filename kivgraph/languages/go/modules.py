@@ -1,9 +1,12 @@
 """Go modules and packages: import paths → directories of the tree, files → Go packages.
 
 Reads only `go.mod` files through `RepoLayout` (the `module` line); never the Go toolchain, the
-module cache or `vendor/`, so every import path outside the tree's modules is external.
+module cache or `vendor/`, so every import path outside the tree's modules is external. Also the
+one reader of a go.mod's `replace` directories (bare or quoted), for the plan and the copies the
+type checkers run on, and the one spelling of a go.mod or go.work token.
 """
 
+import json
 import re
 import weakref
 from dataclasses import dataclass
@@ -12,6 +15,49 @@ from kivgraph.languages import ModuleTarget, RepoLayout
 from kivgraph.model import Language, Package
 
 MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
+_REPLACEMENT = re.compile(r'=>[ \t]*("(?:[^"\\\n]|\\.)*"|`[^`\n]*`|[^\s"`]+)[ \t]*(?://[^\n]*)?$', re.MULTILINE)
+"""The right side of a `replace` directive that is a single token (a directory: a module
+replacement is a path and a version), bare or quoted, up to a line comment."""
+
+
+@dataclass(frozen=True, slots=True)
+class LocalReplacement:
+    """A directory a go.mod's `replace` points a module at: the go command loads it from there."""
+
+    directory: str
+    """As written, unquoted: `../lib`, `../lib dir`."""
+    start: int
+    end: int
+    """Where its token (quotes and all) is in the go.mod text."""
+
+
+def local_replacements(go_mod: str) -> list[LocalReplacement]:
+    """The directories, relative to the module (`.`, `..`, `./…`, `../…`), that the go.mod text's
+    `replace` directives name, in the line and the block form; quoted paths too (`=> "../a dir"`)."""
+    found: list[LocalReplacement] = []
+    for match in _REPLACEMENT.finditer(go_mod):
+        token = match.group(1)
+        directory = _unquoted(token)
+        if directory in (".", "..") or directory.startswith(("./", "../")):
+            found.append(LocalReplacement(directory, match.start(1), match.end(1)))
+    return found
+
+
+def go_mod_token(text: str) -> str:
+    """`text` as one token of a go.mod or go.work: bare when it can be, else a quoted string."""
+    return text if text and re.fullmatch(r'[^\s"`]+', text) and "//" not in text else json.dumps(text)
+
+
+def _unquoted(token: str) -> str:
+    if token.startswith("`"):
+        return token[1:-1]
+    if token.startswith('"'):
+        try:
+            value = json.loads(token)
+        except ValueError:
+            return token[1:-1]
+        return value if isinstance(value, str) else token[1:-1]
+    return token
 
 
 @dataclass(frozen=True, slots=True)

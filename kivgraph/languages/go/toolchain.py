@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from kivgraph.languages.go.modules import go_mod_token
+
 NOT_BUILT_HERE = ("build constraints exclude all Go files", "no Go files in")
 """Package errors that say a directory has nothing to build on this platform: nothing was hidden."""
 
@@ -20,7 +22,8 @@ class Workspace:
     go: str
     uses: tuple[Path, ...]
     replaces: tuple[tuple[str, str], ...]
-    """(old `path [version]`, new `dir` or `path version`)."""
+    """(old `path [version]`, new `path version` or a directory), as go.work spells them (a
+    directory quoted when it has to be)."""
     godebug: tuple[str, ...]
 
 
@@ -37,7 +40,7 @@ def read_workspace(edit_json: str, base: Path, place: Callable[[Path], Path]) ->
     for r in cast(list[dict[str, Any]], data.get("Replace") or []):
         old, new = cast(dict[str, str], r.get("Old") or {}), cast(dict[str, str], r.get("New") or {})
         target = new.get("Path", "")
-        replacement = f"{target} {new['Version']}" if new.get("Version") else str(local(target))
+        replacement = f"{target} {new['Version']}" if new.get("Version") else go_mod_token(str(local(target)))
         replaces.append((" ".join(v for v in (old.get("Path", ""), old.get("Version", "")) if v), replacement))
     debug = [f"{d.get('Key', '')}={d.get('Value', '')}" for d in cast(list[dict[str, str]], data.get("Godebug") or [])]
     return Workspace(str(data.get("Go") or ""), uses, tuple(replaces), tuple(debug))
@@ -47,7 +50,7 @@ def workspace_text(workspace: Workspace) -> str:
     lines = [f"go {workspace.go}"] if workspace.go else []
     lines += [f"godebug {d}" for d in workspace.godebug]
     lines += [f"use {json.dumps(str(u))}" for u in workspace.uses]
-    lines += [f"replace {old} => {json.dumps(new) if ' ' not in new else new}" for old, new in workspace.replaces]
+    lines += [f"replace {old} => {new}" for old, new in workspace.replaces]
     return "\n".join(lines) + "\n"
 
 
