@@ -18,6 +18,7 @@ import click
 
 from kivgraph import __version__
 from kivgraph.errors import GenerationNotFoundError, InvalidArgumentError, KivgraphError
+from kivgraph.heap import collector_paused
 from kivgraph.model import DERIVED_PREFIX, Language, is_derived
 from kivgraph.render.summary import render_text, summarize
 from kivgraph.store import (
@@ -194,6 +195,7 @@ JOBS = click.option(
     type=click.Path(dir_okay=False, exists=True),
     help="Reuse this generation file (an ancestor's CI artifact) rather than the nearest indexed ancestor's note.",
 )
+@collector_paused()
 def index(
     path: str,
     revision: str,
@@ -335,6 +337,7 @@ def index_one_shard(path: str, revision: str, worktree: bool, out: str | None, l
     help="Fail, storing nothing, when a shard's type checker was missing, crashed, timed out or indexed nothing "
     "(default: on when KIVGRAPH_REQUIRE_ANALYZERS=1 and the shards ran the type checkers).",
 )
+@collector_paused()
 def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as_json: bool,
           require_analyzers: bool | None) -> None:  # fmt: skip
     """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
@@ -381,6 +384,7 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
     help="Run rust-analyzer (about 2 minutes and 3.5 GB); without it edges stay CANDIDATE.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@collector_paused()
 def index_rust_std(sysroot: str | None, out: str | None, jobs: int | None, analyzers: bool, as_json: bool) -> None:
     """Index the Rust standard library as the derived repository rust:<release>."""
     from kivgraph.derived import default_location, index_rust_library
@@ -674,6 +678,7 @@ def analyzers_cache_key(path: str, languages: str, as_json: bool) -> None:
 @click.option("--workspace", type=click.Path(dir_okay=False, exists=True),
               help="A kivgraph.toml: the impact reaches consumers in its other repositories.")  # fmt: skip
 @click.option("--ref", default=NOTES_REF, show_default=True, help="Notes ref that stores generations.")
+@collector_paused()
 def diff_impact(
     path: str, base: str | None, head: str, worktree: bool, depth: int, output_format: str, out: str | None,
     fail_on: int | None, index_missing: bool, link_base: str | None, workspace: str | None, ref: str,

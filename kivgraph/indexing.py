@@ -18,6 +18,7 @@ import pygit2
 
 from kivgraph import __version__
 from kivgraph.errors import InvalidArgumentError
+from kivgraph.heap import collector_paused
 from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
 from kivgraph.languages.go.modules import homonym_roots
 from kivgraph.languages.resolve import DeclRef, Held, Resolver
@@ -199,6 +200,7 @@ def directory_files(root: Path) -> Iterator[TreeFile]:
             yield TreeFile(path, size, digest, False, full.read_bytes)
 
 
+@collector_paused()
 def index_snapshot(
     snap: Snapshot,
     languages: frozenset[Language] | None = None,
