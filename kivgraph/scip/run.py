@@ -233,62 +233,76 @@ def run_project(
 def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None) -> AnalyzerRun:
     started = time.monotonic()
     where = project.root or "."
-
-    def invisible(reason: str, detail: str) -> AnalyzerRun:
-        scope = InvisibleScope(reason, project.language, where, project.root, f"{project.spec.name}: {detail}")
-        return AnalyzerRun(project, None, time.monotonic() - started, (*warnings, scope))
-
-    warnings: list[InvisibleScope] = []
     found = locate(project.spec, probe=False)
     if not found.usable:
-        return invisible("ANALYZER_UNAVAILABLE", found.problem)
+        return _blind(project, started, (), "ANALYZER_UNAVAILABLE", found.problem)
     cwd = tree / project.root
-    extra: dict[str, str] | None = None
-    loaded: list[InvisibleScope] = []
-    local: tuple[tuple[str, str], ...] = ()
-    if project.spec.name == "scip-go":
-        workspace = go_workspace(cwd, tree, None if in_place else origin, project.root, outputs)
-        go = {"GOWORK": workspace, "GOFLAGS": go_flags()}
-        # scip-go quietly labels packages it cannot load as standard library; fetching the
-        # module's dependencies first is what `go build` would do, and says what is missing.
-        problem = "" if _vendored(cwd, go) else _go_dependencies(cwd, go)
-        if problem:
-            warnings.append(InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
-                                           f"go mod download: {problem}"))  # fmt: skip
-        # From here on nothing is fetched: what is not in the module cache now is missing.
-        extra = {**go, "GOPROXY": "off"}
-        loaded, local = _go_packages(project, cwd, tree, extra)
-        if problem:
-            loaded = []  # the module-wide scope already covers every package
-    elif project.spec.name == "rust-analyzer":
-        # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
-        # so even an in-place run leaves the tree exactly as it was.
-        extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")}
-    if project.spec.name == "scip-python" and not in_place and not (cwd / "pyrightconfig.json").exists():
-        # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
-        # here keeps a stray config above the scratch directory from redirecting it.
-        (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
+    if project.spec.name != "scip-go":
+        extra: dict[str, str] | None = None
+        if project.spec.name == "rust-analyzer":
+            # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
+            # so even an in-place run leaves the tree exactly as it was.
+            extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")}
+        if project.spec.name == "scip-python" and not in_place and not (cwd / "pyrightconfig.json").exists():
+            # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
+            # here keeps a stray config above the scratch directory from redirecting it.
+            (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
+        return _analyze(project, found.path, cwd, outputs, extra, started, ())
+    workspace = go_workspace(cwd, tree, None if in_place else origin, project.root, outputs)
+    go = {"GOWORK": workspace, "GOFLAGS": go_flags()}
+    # scip-go quietly labels packages it cannot load as standard library; fetching the
+    # module's dependencies first is what `go build` would do, and says what is missing.
+    problem = "" if _vendored(cwd, go) else _go_dependencies(cwd, go)
+    warnings = (
+        (InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
+                        f"go mod download: {problem}"),) if problem else ()
+    )  # fmt: skip
+    # From here on nothing is fetched: what is not in the module cache now is missing. `go list`
+    # reads what scip-go reads and writes nothing, so the two run side by side.
+    extra = {**go, "GOPROXY": "off"}
+    with ThreadPoolExecutor(1, thread_name_prefix="kivgraph-go-list") as beside:
+        listing = beside.submit(_go_packages, project, cwd, tree, extra)
+        run = _analyze(project, found.path, cwd, outputs, extra, started, warnings)
+        loaded, local = listing.result()
+    if run.index is None:
+        return run
+    # With dependencies missing, the module-wide scope already covers every package.
+    return replace(run, invisible=(*run.invisible, *(() if problem else loaded)), local_modules=local)
+
+
+def _analyze(project: Project, executable: str, cwd: Path, outputs: Path, extra: dict[str, str] | None,
+             started: float, warnings: tuple[InvisibleScope, ...]) -> AnalyzerRun:  # fmt: skip
+    """The analyzer's run in `cwd` and its index read back, or the blind spot it leaves."""
+    where = project.root or "."
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        done = run_tool(command(project, found.path, output), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
+        done = run_tool(command(project, executable, output), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
     except subprocess.TimeoutExpired:
-        return invisible("ANALYZER_TIMEOUT", f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")
+        return _blind(project, started, warnings, "ANALYZER_TIMEOUT",
+                      f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")  # fmt: skip
     except OSError as err:
-        return invisible("ANALYZER_UNAVAILABLE", f"could not start ({err.strerror})")
+        return _blind(project, started, warnings, "ANALYZER_UNAVAILABLE", f"could not start ({err.strerror})")
     tail = (done.stderr or done.stdout)[-STDERR_TAIL:].strip()
     if done.returncode != 0 or not output.exists():
-        return invisible("ANALYZER_CRASHED", f"exited with {done.returncode}: {tail}")
+        return _blind(project, started, warnings, "ANALYZER_CRASHED", f"exited with {done.returncode}: {tail}")
     keep_locals = project.spec.provenance in LOCALS_FOLLOWED
     try:
         written = output.read_bytes()
         index = load_index(written, f"{project.spec.name} output for {where}", keep_locals)
     except ScipIndexError as err:
-        return invisible("ANALYZER_CRASHED", str(err))
+        return _blind(project, started, warnings, "ANALYZER_CRASHED", str(err))
     finally:
         output.unlink(missing_ok=True)
     if not index.documents:
-        return invisible("ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
-    return AnalyzerRun(project, index, time.monotonic() - started, (*warnings, *loaded), local)
+        return _blind(project, started, warnings, "ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
+    return AnalyzerRun(project, index, time.monotonic() - started, warnings)
+
+
+def _blind(project: Project, started: float, warnings: tuple[InvisibleScope, ...], reason: str,
+           detail: str) -> AnalyzerRun:  # fmt: skip
+    where = project.root or "."
+    scope = InvisibleScope(reason, project.language, where, project.root, f"{project.spec.name}: {detail}")
+    return AnalyzerRun(project, None, time.monotonic() - started, (*warnings, scope))
 
 
 def anchor_replacements(go_mod: Path, original: Path, tree: Path | None = None) -> None:
