@@ -1,5 +1,7 @@
 """Indexing real repositories built in tmp_path: the tree at a commit, bad input, stable keys."""
 
+import gc
+
 import pytest
 
 from kivgraph import indexing
@@ -212,8 +214,6 @@ def test_indexing_runs_with_the_cycle_collector_paused_and_restores_it(make_repo
     """The collector rescanned the growing heap a dozen times, a fifth of a 20-module run; it is
     paused while indexing builds (the progress callback sees it so) and on again after, even when
     indexing fails."""
-    import gc
-
     repo = make_repo(APP)
     first = repo.git("rev-parse", "HEAD")
     seen: list[bool] = []
