@@ -449,7 +449,7 @@ def plan_command(path: str, revision: str, languages: str | None, shards: int | 
     snap = snapshot_at(path, revision)
     planned = plan_snapshot(snap, parse_languages(languages))
     depends = Dependencies(planned, snap)
-    split = planned.shards(shards, depends.of, depends.loaded_by_go) if shards else []
+    split = planned.shards(shards, depends.of) if shards else []
     if as_json:
         units = [u.as_json() for u in planned.units]
         result: dict[str, Any] = {"repository": snap.repository, "commit": snap.commit, "units": units,

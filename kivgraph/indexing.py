@@ -43,6 +43,7 @@ from kivgraph.model import (
 from kivgraph.model.roles import CONFIG_FILE, HEAD_BYTES, RoleRules, role_by_convention, role_rules
 from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
+from kivgraph.scip.late import LateGo, LateSites
 from kivgraph.scip.run import Analysis, AnalyzerRun
 from kivgraph.store.git import (
     EntryKind,
@@ -213,6 +214,7 @@ def index_snapshot(
     keep_held: Held | None = None,
     facts_of: frozenset[str] | None = None,
     go_homonyms: frozenset[str] | None = None,
+    late: LateGo | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
@@ -224,6 +226,9 @@ def index_snapshot(
     `facts_of`: the files whose uses are resolved (None: every one); the rest are parsed and keyed
     for their declarations, which the caller's files use, and their rows left to another part.
     `go_homonyms`: the whole tree's `tree_go_homonyms` when `snap` is part of it (None: `snap`'s).
+    `late` (a shard, kivgraph/scip/late.py): receives the Go uses of modules `analysis` did not run
+    on, which a merge binds, with the definitions of `late.exported` modules; otherwise those uses
+    are external references.
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -261,7 +266,7 @@ def index_snapshot(
     try:
         homonyms = tree_go_homonyms(snap) if go_homonyms is None else go_homonyms
         generation, held = _index_parsed(snap, wanted, jobs, layout, read, progress, scip_indexes, analysis,
-                                         names_elsewhere, facts_of, homonyms)  # fmt: skip
+                                         names_elsewhere, facts_of, homonyms, late)  # fmt: skip
     finally:
         if analysis is not None:
             analysis.finish()  # idempotent: cleans up even when indexing failed
@@ -304,6 +309,7 @@ def _index_parsed(
     names_elsewhere: frozenset[str] = frozenset(),
     facts_of: frozenset[str] | None = None,
     go_homonyms: frozenset[str] = frozenset(),
+    late: LateGo | None = None,
 ) -> tuple[Generation, Held]:
     records: list[FileRecord] = []
     unresolved: list[Unresolved] = []
@@ -349,8 +355,14 @@ def _index_parsed(
         runs, left_out = analysis.finish()
     indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
     declared = _declared_at(scopes) if indexes else {}
+    sites = LateSites(analysis.unmerged, late) if late is not None and analysis is not None else None
     for scip_index, root in indexes:
-        facts = replace_covered(facts, ingest(scip_index, scopes, read, root, layout, facts_of), declared.get)
+        go = sites is not None and any(scip_index is r.index for r in runs if r.project.spec.name == "scip-go")
+        held = sites if go else None
+        ingested = ingest(scip_index, scopes, read, root, layout, facts_of, held)
+        facts = replace_covered(facts, ingested, declared.get, late if held is not None else None)
+    if sites is not None:
+        sites.finish()
     if progress is not None:
         progress("resolve", 1, 1)
 

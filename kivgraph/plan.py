@@ -101,26 +101,22 @@ class Plan:
     cyclic: tuple[str, ...] = field(default=())
     """The ids of units in a dependency cycle, or behind one: no order puts them after all they need."""
 
-    def shards(
-        self, count: int, reaches: Callable[[Unit], Iterable[str]], checks: Callable[[Unit], Iterable[str]]
-    ) -> list[list[Unit]]:
-        """The units over `count` shards, balanced by what each shard will do. A shard indexes its
-        units with every unit they reach (parsed for their declarations; a Go module the go
-        command loads from the tree type-checked too), so units that reach the same ones go
-        together: each unit, largest first (a module many use before its users), onto the shard
-        whose work it leaves least (a unit is never split: its analyzer runs once over all of it);
-        then, while moving one unit to another shard or exchanging two lightens the heaviest
-        shard, that is done (placing one at a time, a module type-checked beside its user in one
-        shard was also its own shard's, and ran twice).
+    def shards(self, count: int, reaches: Callable[[Unit], Iterable[str]]) -> list[list[Unit]]:
+        """The units over `count` shards, balanced by what each shard will do. A shard type-checks
+        its units and parses every unit they reach, for their declarations (a Go module's uses of a
+        sibling another shard type-checks are bound at the merge: kivgraph/scip/late.py), so units
+        that reach the same ones go together: each unit, largest first (a module many use before
+        its users), onto the shard whose work it leaves least (a unit is never split: its analyzer
+        runs once over all of it); then, while moving one unit to another shard or exchanging two
+        lightens the heaviest shard, that is done.
 
         `reaches`: the units a unit reaches directly, as indexing will find them (units.py
-        `Dependencies.of`, which reads the files: a Go module's imports); `checks`: those whose
-        type checker runs beside its own (`Dependencies.loaded_by_go`)."""
+        `Dependencies.of`, which reads the files: a Go module's imports)."""
         if count < 1:
             raise InvalidArgumentError(f"a plan is split into at least one shard, not {count}")
         reach = self._reach(reaches)
         cost = {u.id: (u.work, u.parsed_work) for u in self.units}
-        checked = {u.id: frozenset(i for i in checks(u) if i in cost) | {u.id} for u in self.units}
+        checked = {u.id: frozenset({u.id}) for u in self.units}
         shards = [_ShardLoad(checked, reach, cost) for _ in range(count)]
         for unit in sorted(self.units, key=lambda u: (-u.work, u.id)):
             best = min(range(count), key=lambda k: (shards[k].load_with(unit.id), k))

@@ -18,12 +18,13 @@ from kivgraph.indexing import Progress, snapshot_at
 from kivgraph.languages.resolve import Held
 from kivgraph.model import Confidence, Edge, EdgeKind, Language, Provenance, Unresolved
 from kivgraph.plan import plan_snapshot
+from kivgraph.scip.late import LateDefinition, LateGo, LateRun, LateUse
 from kivgraph.scip.run import require_analyzers_ran
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns
 from kivgraph.units import Dependencies, Given, PartsDisagree, compose, index_units, owner_of_scope
 
-MAGIC = b"KIVGRAPH-SHARD-2\n"
+MAGIC = b"KIVGRAPH-SHARD-3\n"
 MAX_EXPANSION = 64
 """A shard may decompress to at most this many times its size."""
 MAX_BYTES = 2 << 30
@@ -58,6 +59,9 @@ class Shard:
     timings: tuple[Timing, ...]
     source: str
     """Where it was read from, for messages."""
+    late: LateGo | None = None
+    """Its Go modules' uses of sibling modules other shards type-check, and its modules'
+    declarations others' uses may name (kivgraph/scip/late.py)."""
 
 
 def parse_shard(value: str) -> tuple[int, int]:
@@ -76,8 +80,8 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
     snap = snapshot_at(path, revision)
     plan = plan_snapshot(snap, languages)
     depends = Dependencies(plan, snap)
-    units = tuple(u.id for u in plan.shards(count, depends.of, depends.loaded_by_go)[number - 1])
-    part = index_units(snap, plan, units, depends, languages, progress, jobs, analyzers, None)
+    units = tuple(u.id for u in plan.shards(count, depends.of)[number - 1])
+    part = index_units(snap, plan, units, depends, languages, progress, jobs, analyzers, None, late_go=True)
     if require_analyzers:
         own = [
             s for s in part.generation.invisible_scopes if (u := owner_of_scope(plan, s)) is not None and u.id in units
@@ -85,7 +89,7 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
         require_analyzers_ran(own, "no shard file was written")
     timings = tuple(Timing(r.project.id, r.seconds, r.index is not None, r.project.id in units) for r in part.runs)
     shard = Shard(snap.repository, snap.commit, snap.tree, number, count, languages, analyzers, units,
-                  codec.columns_of(part.generation), part.held, timings, out)  # fmt: skip
+                  codec.columns_of(part.generation), part.held, timings, out, part.late)  # fmt: skip
     data = encode(shard)
     temporary = Path(f"{out}.tmp")
     try:
@@ -98,8 +102,7 @@ def index_shard(path: str, revision: str, number: int, count: int, languages: fr
 
 
 def encode(shard: Shard) -> bytes:
-    edges = [[e.source, e.target, e.kind.value, e.confidence.value, e.provenance.value, e.file, e.line, name]
-             for e, name in shard.held if isinstance(e, Edge)]  # fmt: skip
+    edges = [[*_edge_fields(e), name] for e, name in shard.held if isinstance(e, Edge)]
     unresolved = [[u.reason, u.language.value, u.file, u.line, u.requested_package, u.requested_symbol, u.source,
                    u.detail, name] for u, name in shard.held if isinstance(u, Unresolved)]  # fmt: skip
     body = {"kivgraph": __version__, "repository": shard.repository, "commit": shard.commit, "tree": shard.tree,
@@ -107,7 +110,7 @@ def encode(shard: Shard) -> bytes:
             "languages": None if shard.languages is None else sorted(x.value for x in shard.languages),
             "timings": [[t.unit, t.seconds, t.indexed, t.own] for t in shard.timings],
             "generation": codec.encode(shard.generation), "held_edges": edges,
-            "held_unresolved": unresolved}  # fmt: skip
+            "held_unresolved": unresolved, "late": _late_fields(shard.late)}  # fmt: skip
     return MAGIC + zstandard.ZstdCompressor(level=3).compress(cbor2.dumps(body))
 
 
@@ -163,10 +166,8 @@ def _shard(body: object, path: str) -> Shard:
         raise InvalidArgumentError(f"the shard {path} is corrupt: {err}") from err
     held: Held = []
     for item in _list(fields["held_edges"], "held edges"):
-        source, target, kind, confidence, provenance, file, line, name = _list(item, "a held edge")
-        edge = Edge(_text(source), _text(target), EdgeKind(_text(kind)), Confidence(_text(confidence)),
-                    Provenance(_text(provenance)), _text(file), _line(line))  # fmt: skip
-        held.append((edge, _text(name)))
+        *edge, name = _list(item, "a held edge")
+        held.append((_edge(edge), _text(name)))
     for item in _list(fields["held_unresolved"], "held unresolved records"):
         reason, language, file, line, package, symbol, source, detail, name = _list(item, "a held record")
         record = Unresolved(_text(reason), Language(_text(language)), _text(file), _line(line), _text(package),
@@ -174,7 +175,65 @@ def _shard(body: object, path: str) -> Shard:
         held.append((record, _text(name)))
     return Shard(_text(fields["repository"]), _text(fields["commit"]), _text(fields["tree"]), number, count,
                  languages, analyzers, tuple(_text(u) for u in _list(fields["units"], "units")), generation, held,
-                 tuple(timings), path)  # fmt: skip
+                 tuple(timings), path, _late(fields["late"]))  # fmt: skip
+
+
+def _edge_fields(e: Edge) -> list[object]:
+    return [e.source, e.target, e.kind.value, e.confidence.value, e.provenance.value, e.file, e.line]
+
+
+def _edge(item: object) -> Edge:
+    source, target, kind, confidence, provenance, file, line = _list(item, "an edge")
+    return Edge(_text(source), _text(target), EdgeKind(_text(kind)), Confidence(_text(confidence)),
+                Provenance(_text(provenance)), _text(file), _line(line))  # fmt: skip
+
+
+def _late_fields(late: LateGo | None) -> dict[str, object] | None:
+    if late is None:
+        return None
+
+    def definitions(run: LateRun) -> list[list[object]] | None:
+        return None if run.definitions is None else [[d.symbol, d.key, d.callable, d.implemented]
+                                                     for d in run.definitions]  # fmt: skip
+
+    runs = [[run.root, [list(pair) for pair in run.local_modules], definitions(run)] for run in late.runs]
+    uses = [[u.source, u.symbol, u.root, u.kind.value, u.file, u.line, u.relation, u.source_callable]
+            for u in late.uses]  # fmt: skip
+    return {"exported": sorted(late.exported), "runs": runs, "uses": uses,
+            "awaiting": [_edge_fields(e) for e in late.awaiting]}  # fmt: skip
+
+
+def _late(value: object) -> LateGo | None:
+    if value is None:
+        return None
+    fields = _object(value, "its late uses")
+    late = LateGo(frozenset(_text(x) for x in _list(fields["exported"], "exported modules")))
+    for item in _list(fields["runs"], "runs"):
+        root, modules, definitions = _list(item, "a run")
+        pairs = tuple((_text(path), _text(directory)) for path, directory in (_list(m, "a module") for m in
+                                                                               _list(modules, "modules")))  # fmt: skip
+        given: tuple[LateDefinition, ...] | None = None
+        if definitions is not None:
+            given = tuple(_definition(d) for d in _list(definitions, "definitions"))
+        late.runs.append(LateRun(_text(root), pairs, given))
+    for item in _list(fields["uses"], "late uses"):
+        source, symbol, root, kind, file, line, relation, source_callable = _list(item, "a late use")
+        late.uses.append(LateUse(_text(source), _text(symbol), _text(root), EdgeKind(_text(kind)), _text(file),
+                                 _line(line), _flag(relation), _flag(source_callable)))  # fmt: skip
+    late.awaiting += [_edge(item) for item in _list(fields["awaiting"], "awaiting edges")]
+    return late
+
+
+def _definition(item: object) -> LateDefinition:
+    symbol, key, callable_target, implemented = _list(item, "a definition")
+    return LateDefinition(_text(symbol), None if key is None else _text(key), _flag(callable_target),
+                          _flag(implemented))  # fmt: skip
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, found {value!r}")
+    return value
 
 
 def merge(path: str, shards: Sequence[Shard]) -> Columns:
@@ -213,7 +272,7 @@ def merge(path: str, shards: Sequence[Shard]) -> Columns:
     tools = sorted({tool for shard in shards for tool in shard.generation.header.analyzers})
     header = replace(first.generation.header, analyzers=tuple(tools), remote_url=snap.remote_url,
                      created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))  # fmt: skip
-    parts = [Given(s.generation, frozenset(s.units), s.held) for s in shards]
+    parts = [Given(s.generation, frozenset(s.units), s.held, s.late) for s in shards]
     try:
         return compose(snap, plan, parts, header, first.languages, first.analyzers)
     except PartsDisagree as err:

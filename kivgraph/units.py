@@ -25,6 +25,7 @@ from kivgraph.languages import language_of
 from kivgraph.languages.resolve import Held
 from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, SymbolKind, Unresolved
 from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
+from kivgraph.scip.late import LateGo, LateMismatch, bind
 from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
 from kivgraph.store import codec
 from kivgraph.store.codec import NONE, Columns, int_list
@@ -211,14 +212,19 @@ class Part:
     """Each type checker's run, one per unit it checked (Go's before they were merged)."""
     held: Held
     """Rows waiting on a name no declaration in sight has (see Held); empty unless asked for."""
+    late: LateGo | None = None
+    """Go uses of sibling modules left to the composition (see kivgraph/scip/late.py), when asked for."""
 
 
 def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Dependencies,
                 languages: frozenset[Language] | None, progress: Progress | None, jobs: int | None,
-                run_analyzers: bool, names_elsewhere: frozenset[str] | None) -> Part:  # fmt: skip
+                run_analyzers: bool, names_elsewhere: frozenset[str] | None,
+                late_go: bool = False) -> Part:  # fmt: skip
     """Index `units` with the units they depend on (for their declarations); the type checkers run
     on `units`, and on the Go modules among the rest that the go command loads from the tree for
-    them (Go's index of a module names what it uses by the index of the module declaring it).
+    them (Go's index of a module names what it uses by the index of the module declaring it) —
+    unless `late_go`: then those uses are left to the composition, which binds them with the
+    declarations of the part that ran the module's indexer (Part.late), as a shard's are.
 
     `names_elsewhere`: the names declared in the files of the units left out, when known; when
     None, the rows waiting on a name are kept in the part (Part.held) for the caller to decide."""
@@ -241,8 +247,14 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
 
     part = replace(snap, files=[f for f in snap.files if wanted(f.path, f.symlink)])
     analysis: Analysis | None = None
+    late: LateGo | None = None
+    if run_analyzers and late_go:
+        loaded_anywhere = {i for unit in plan.units for i in depends.loaded_by_go(unit)}
+        late = LateGo(exported=frozenset(depends.by_id[i].root for i in chosen & loaded_anywhere))
     if run_analyzers:
-        loaded = {i for unit in chosen for i in depends.loaded_by_go(depends.by_id[unit])}
+        loaded: set[str] = (
+            set() if late is not None else {i for unit in chosen for i in depends.loaded_by_go(depends.by_id[unit])}
+        )
         checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX and (i in chosen or i in loaded))
         tree = [(f.path, f.read) for f in readable(part)]
         analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
@@ -252,9 +264,10 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     facts_of = frozenset(f.path for f in part.files if (u := owner.get(f.path)) is None or u.id in chosen)
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
                                 names_elsewhere=names_elsewhere or frozenset(), go_homonyms=tree_go_homonyms(snap),
-                                keep_held=held if names_elsewhere is None else None, facts_of=facts_of)  # fmt: skip
+                                keep_held=held if names_elsewhere is None else None, facts_of=facts_of,
+                                late=late)  # fmt: skip
     runs = tuple(analysis.unmerged) if analysis is not None else ()
-    return Part(generation, frozenset(chosen), runs, held)
+    return Part(generation, frozenset(chosen), runs, held, late)
 
 
 def owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
@@ -276,10 +289,11 @@ class Given:
     columns: Columns
     units: frozenset[str]
     held: Sequence[tuple[Edge | Unresolved, str]] = ()
+    late: LateGo | None = None
 
 
 def given(part: Part) -> Given:
-    return Given(codec.columns_of(part.generation), part.units, part.held)
+    return Given(codec.columns_of(part.generation), part.units, part.held, part.late)
 
 
 def compose(snap: Snapshot, plan: Plan, parts: Sequence[Given], header: GenerationHeader,
@@ -318,8 +332,14 @@ def compose(snap: Snapshot, plan: Plan, parts: Sequence[Given], header: Generati
         scopes += unconfigured([f.path for f in readable(snap)], present(snap, languages))
 
     admitted = _admitted(parts, files)
-    pieces = [Piece(part.columns, files[i], i == last, [r for r in admitted[i] if isinstance(r, Edge)],
-                    [r for r in admitted[i] if isinstance(r, Unresolved)]) for i, part in enumerate(parts)]  # fmt: skip
+    try:
+        bound = bind([part.late for part in parts])
+    except LateMismatch as err:
+        raise PartsDisagree(str(err)) from err
+    pieces = [Piece(part.columns, files[i], i == last,
+                    [*bound[i].edges, *(r for r in admitted[i] if isinstance(r, Edge))],
+                    [r for r in admitted[i] if isinstance(r, Unresolved)], bound[i].external_references)
+              for i, part in enumerate(parts)]  # fmt: skip
     try:
         return join(header, pieces, scopes)
     except JoinError as err:

@@ -87,10 +87,9 @@ def test_a_shard_runs_only_its_units_and_says_so(modules: tuple[Repo, Path]):
                            str(work / "again.kshard"), "--json"))  # fmt: skip
     second = json.loads(run("plan", str(repo.path), "--languages", "go", "--shards", "2", "--json"))
     assert first["units"] == second["shards"][0]["units"]
-    assert [r["unit"] for r in first["runs"] if r["own"]] == first["units"] and all(r["indexed"] for r in first["runs"])
-    # What its modules use is type-checked with them (Go's index of a use names the module it is in).
-    used = {r["unit"] for r in first["runs"] if not r["own"]}
-    assert used <= {"scip-go:lib"} and (used or "scip-go:lib" in first["units"])
+    assert sorted(r["unit"] for r in first["runs"]) == sorted(first["units"])
+    # Only its own: a use of a sibling another shard type-checks is bound at the merge.
+    assert all(r["own"] and r["indexed"] for r in first["runs"])
 
 
 def test_a_shard_resolves_the_uses_of_its_own_units_only(modules: tuple[Repo, Path]):
@@ -403,3 +402,36 @@ def test_a_sibling_replaced_by_a_quoted_directory_is_type_checked_beside_its_use
     same(one, merged)
     assert one.invisible_scopes == () and one.external_references == ()
     assert any(e.file == "app/main.go" and e.confidence.value == "EXACT_TYPECHECKED" for e in one.edges)
+
+
+def test_uses_of_a_sibling_another_shard_type_checks_are_bound_at_the_merge(make_repo, tmp_path: Path):
+    """Found on the monorepo bench: a shard ran the indexer of every sibling its modules replace,
+    for the uses of it (kong and x/mod ran twice, and lipgloss's cluster could not be split). Now
+    the shard holds those uses and the merge binds them: calls, a function passed as a value, an
+    interface implemented, an embedded type and a name of no declaration, as one run has them."""
+    require("scip-go")
+    repo = make_repo({
+        "lib/go.mod": "module example.com/lib\n\ngo 1.22\n",
+        "lib/lib.go": "package lib\n\n// Greeter greets.\ntype Greeter interface{ Greet() string }\n\n"
+                      "// Base is embedded.\ntype Base struct{ Name string }\n\n"
+                      "// Do does.\nfunc Do() int { return 1 }\n\n"
+                      "// Value is a variable.\nvar Value = 2\n",
+        "app/go.mod": "module example.com/app\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\n"
+                      "replace example.com/lib => ../lib\n",
+        "app/main.go": 'package main\n\nimport "example.com/lib"\n\n// Hello greets.\ntype Hello struct{ lib.Base }\n\n'
+                       '// Greet says hello.\nfunc (h Hello) Greet() string { return h.Name }\n\n'
+                       "func run(f func() int) int { return f() }\n\n"
+                       "func main() {\n\tvar g lib.Greeter = Hello{}\n"
+                       "\tprintln(g.Greet(), lib.Do(), run(lib.Do), lib.Value)\n}\n",
+    })  # fmt: skip
+    one, merged = shards_and_one(repo, tmp_path, 2)
+    same(one, merged)
+    shards = [read_shard(str(p)) for p in sorted(tmp_path.glob("*.kshard"))]
+    assert sorted(len(s.units) for s in shards) == [1, 1]
+    assert all(t.own for s in shards for t in s.timings)  # no shard ran the other's indexer
+    holding = next(s for s in shards if "scip-go:app" in s.units)
+    assert holding.late is not None and len(holding.late.uses) >= 4
+    kinds = {
+        e.kind.value for e in merged.edges if e.file == "app/main.go" and e.confidence.value == "EXACT_TYPECHECKED"
+    }
+    assert {"CALLS_DIRECT", "PASSES_AS_CALLBACK", "IMPLEMENTS", "EMBEDS", "TYPE_USES"} <= kinds, kinds

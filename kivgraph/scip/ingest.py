@@ -42,6 +42,7 @@ from kivgraph.scip.index import (
     is_local,
     parse_symbol,
 )
+from kivgraph.scip.late import LateDefinition, LateGo, LateSites, LateUse
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
 LOCALS_FOLLOWED = frozenset({Provenance.SCIP_TYPESCRIPT})
@@ -188,6 +189,7 @@ def ingest(
     root: str = "",
     layout: RepoLayout | None = None,
     facts_of: frozenset[str] | None = None,
+    late: LateSites | None = None,
 ) -> Ingested:
     """Exact facts from one SCIP index, the files they now speak for and the uses it resolved.
 
@@ -195,6 +197,8 @@ def ingest(
     relative to it. `layout` (the whole tree) lets our own package's emitted declarations, as a
     copy installed in node_modules names them, lead back to their sources. `facts_of`: the files
     whose facts are wanted (None: every one); the index's other documents give their definitions.
+    `late` (a shard's Go index): where the uses it cannot bind are held, with the definitions
+    other shards' uses may bind to (kivgraph/scip/late.py).
     """
     if root:
         index = rebase(index, root)
@@ -243,6 +247,9 @@ def ingest(
         scopes = files[site.path]
         return scopes.module_key if site.index < 0 else scopes.keys[site.index]
 
+    if late is not None:
+        _export(index, definitions, files, key, late)
+
     def key_of(symbol: str) -> str | None:
         found = targets.find(symbol)
         return key(found[0]) if found is not None else None
@@ -262,7 +269,7 @@ def ingest(
         if document.path not in covered:
             continue
         if facts_of is not None and document.path not in facts_of:
-            _relations(document, definitions, targets, files, key, edge, facts_of)
+            _relations(document, definitions, targets, files, key, edge, facts_of, late)
             continue
         scopes, text = files[document.path], texts[document.path]
         roles = _site_roles(scopes, text.source)
@@ -299,6 +306,9 @@ def ingest(
             if found is None:
                 if occurrence.symbol in defined_here:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
+                if late is not None and (held := late.held(document.path, occurrence.symbol)) is not None:
+                    late.use(LateUse(source, occurrence.symbol, held, kind, document.path, line))
+                    continue  # another shard's module: the merge binds it (kivgraph/scip/late.py)
                 if parsed is not None and parsed.descriptors:
                     symbol_path = ".".join(d.name for d in parsed.descriptors)
                     facts.external_references.append(
@@ -323,27 +333,64 @@ def ingest(
         if gaps is not None:
             gaps.exports()
             facts.unresolved.extend(gaps.unresolved)
-        _relations(document, definitions, targets, files, key, edge, facts_of)
+        _relations(document, definitions, targets, files, key, edge, facts_of, late)
     return Ingested(facts, frozenset(covered), frozenset(resolved), frozenset(shorthands))
 
 
 def _relations(document: Document, definitions: dict[str, Site], targets: "Targets", files: dict[str, FileScopes],
                key: Callable[[Site], str], edge: Callable[[str, str, EdgeKind, str, int, Confidence], None],
-               facts_of: frozenset[str] | None) -> None:  # fmt: skip
+               facts_of: frozenset[str] | None, late: LateSites | None = None) -> None:  # fmt: skip
     """The edges of what the document's symbols implement, each stated at its definition (which
-    may be in another document: a TypeScript interface merged from two files)."""
+    may be in another document: a TypeScript interface merged from two files); those `late`
+    holds, held there."""
     for info in document.symbols:
         site = definitions.get(info.symbol)
         if site is None or (facts_of is not None and site.path not in facts_of):
             continue
         for relation in info.relationships:
             found = targets.find(relation.symbol) if relation.is_implementation else None
+            line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
+            if found is None and relation.is_implementation and late is not None:
+                held = late.held(document.path, relation.symbol)
+                declarations = files[site.path].syntax.declarations
+                callable_source = site.index >= 0 and declarations[site.index].kind in CALLABLE_KINDS
+                if held is not None:
+                    late.use(LateUse(key(site), relation.symbol, held, EdgeKind.IMPLEMENTS, site.path, line,
+                                     relation=True, source_callable=callable_source))  # fmt: skip
             if found is None:
                 continue
             other, confidence = found
             kind = _relation_kind(files, site, other)
-            line = files[site.path].syntax.declarations[site.index].name_line if site.index >= 0 else 0
             edge(key(site), key(other), kind, site.path, line, confidence)
+
+
+def _export(
+    index: ScipIndex,
+    definitions: dict[str, Site],
+    files: dict[str, FileScopes],
+    key: Callable[[Site], str],
+    late: LateSites,
+) -> None:
+    """The definitions of the index's modules that other modules load from the tree, for the uses
+    of them another shard holds: each symbol once, with what binding a use to it needs."""
+    seen: set[str] = set()
+    for document in index.documents:
+        root = late.root_of(document.path)
+        if root is None or not late.exports(root):
+            continue
+        for occurrence in document.occurrences:
+            symbol = occurrence.symbol
+            if not occurrence.roles & DEFINITION or is_local(symbol) or symbol in seen:
+                continue
+            seen.add(symbol)
+            site = definitions.get(symbol)
+            if site is None:
+                late.define(root, LateDefinition(symbol, None, False, False))
+                continue
+            declarations = files[site.path].syntax.declarations
+            callable_target = site.index >= 0 and declarations[site.index].kind in CALLABLE_KINDS
+            implemented = _implemented(files, site)
+            late.define(root, LateDefinition(symbol, key(site), callable_target, implemented))
 
 
 def _site_kind(imported: bool, reexported: bool | None, site: SiteRole | None, member_key: bool) -> EdgeKind:
@@ -544,20 +591,26 @@ def _is_stub(path: str) -> bool:
 
 def _relation_kind(files: dict[str, FileScopes], site: Site, other: Site) -> EdgeKind:
     """Implementing an interface (or its method) is IMPLEMENTS; redefining a class's method, OVERRIDES."""
-    target_file = files[other.path]
-    if other.index < 0:
-        return EdgeKind.IMPLEMENTS
-    target = target_file.syntax.declarations[other.index]
-    if target.kind in INTERFACE_KINDS:
-        return EdgeKind.IMPLEMENTS
-    parent = target_file.parents[other.index]
-    if parent >= 0 and target_file.syntax.declarations[parent].kind in INTERFACE_KINDS:
+    if _implemented(files, other):
         return EdgeKind.IMPLEMENTS
     source_kind = files[site.path].syntax.declarations[site.index].kind if site.index >= 0 else SymbolKind.MODULE
     return EdgeKind.OVERRIDES if source_kind in CALLABLE_KINDS else EdgeKind.EXTENDS
 
 
-def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str], tuple[str, str] | None]) -> Facts:
+def _implemented(files: dict[str, FileScopes], other: Site) -> bool:
+    """Whether what implements `other` implements it (an interface, a member of one, a module)
+    rather than overriding or extending it."""
+    target_file = files[other.path]
+    if other.index < 0:
+        return True
+    if target_file.syntax.declarations[other.index].kind in INTERFACE_KINDS:
+        return True
+    parent = target_file.parents[other.index]
+    return parent >= 0 and target_file.syntax.declarations[parent].kind in INTERFACE_KINDS
+
+
+def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str], tuple[str, str] | None],
+                    late: LateGo | None = None) -> Facts:  # fmt: skip
     """The fallback's facts for files an index does not cover, the index's facts for those it does.
 
     Structure (METHOD_OF) and syntax problems stay whatever the source: a type checker does not
@@ -567,6 +620,8 @@ def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str],
     checker left unresolved — an import it could not follow, such as another project root of a
     Python monorepo not installed where it ran — as the candidate it is: dropping it answered "no
     callers". `declared`: a declaration's file and name by its key (the name "" for a module).
+    `late` (a shard's Go index, with the uses it holds): an edge kept only because no exact edge
+    joins its two ends, from a declaration with a held use, waits for the merge (LateGo.awaiting).
     """
     exact, covered = ingested.facts, ingested.covered
     exact_pairs = {(e.source, e.target) for e in exact.edges}
@@ -585,17 +640,22 @@ def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str],
         return ((e.file, e.line) not in blind and (e.source, e.target) not in exact_pairs
                 and (not name or (e.file, e.line, name) not in ingested.resolved))  # fmt: skip
 
-    def edge_kept(e: Edge) -> bool:
+    def kept_regardless(e: Edge) -> bool:
         return (
             e.file not in covered
-            or unsettled(e)
             or e.kind is EdgeKind.METHOD_OF
-            # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
-            # stay, as candidates, unless the type checker connected the same pair.
-            or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
             # scip-go names an imported package by a symbol no declaration carries: the syntax layer's
             # edges to the package's files stay.
             or (e.kind is EdgeKind.IMPORTS_SYMBOL and e.file.endswith(".go"))
+        )
+
+    def kept_unless_joined(e: Edge) -> bool:
+        """Kept only as long as no exact edge joins the same two declarations."""
+        return (
+            unsettled(e)
+            # Some indexers state no relationships (rust-analyzer): the syntax layer's heritage edges
+            # stay, as candidates, unless the type checker connected the same pair.
+            or (e.kind in HERITAGE_EDGES and (e.source, e.target) not in exact_pairs)
             or (
                 (e.file, e.line, e.source) in ingested.shorthands
                 and e.kind in (EdgeKind.ASSIGNS_FUNCTION, EdgeKind.REFERENCES)
@@ -603,10 +663,19 @@ def replace_covered(syntax: Facts, ingested: Ingested, declared: Callable[[str],
             )
         )
 
+    def edge_kept(e: Edge) -> bool:
+        return kept_regardless(e) or kept_unless_joined(e)
+
     def unresolved_kept(u: Unresolved) -> bool:
         return u.file not in covered or (u.file, u.line, last_name(u.requested_symbol)) not in ingested.resolved
 
-    kept_edges = _confirm_trait_members([e for e in syntax.edges if edge_kept(e)], exact.edges, syntax.edges)
+    kept = [e for e in syntax.edges if edge_kept(e)]
+    if late is not None and late.uses:
+        sources = late.sources()
+        waiting = {e for e in kept if e.source in sources and not kept_regardless(e)}
+        late.awaiting += [e for e in kept if e in waiting]
+        kept = [e for e in kept if e not in waiting]
+    kept_edges = _confirm_trait_members(kept, exact.edges, syntax.edges)
     kept_external = [x for x in syntax.external_references if x.file not in covered]
     # The exact layer's own blind spots (a use it could not settle) stay beside the fallback's.
     unresolved = [u for u in syntax.unresolved if unresolved_kept(u)] + exact.unresolved

@@ -30,6 +30,7 @@ from kivgraph.languages.go.modules import go_mod_token, local_replacements
 from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for, locate, run_tool
+from kivgraph.scip.go_names import go_versions, member, versioned
 from kivgraph.scip.index import Document, Occurrence, Relationship, ScipIndex, ScipIndexError, SymbolInfo, load_index
 from kivgraph.scip.ingest import DEFINITION, LOCALS_FOLLOWED
 
@@ -462,19 +463,9 @@ def merge_go(runs: list[AnalyzerRun]) -> list[AnalyzerRun]:
     go = [(r, r.index) for r in runs if r.project.spec.name == "scip-go" and r.index is not None]
     if not go:
         return runs
-    defining = {r.project.root for r, _ in go}
-    pairs = {(path, directory) for r, _ in go for path, directory in r.local_modules if directory in defining}
-    directories: dict[str, set[str]] = {}
-    for path, directory in pairs:
-        directories.setdefault(path, set()).add(directory)
-
-    def version(path: str, directory: str) -> str:
-        spelled = "." if len(directories[path]) == 1 else f"./{directory}"
-        return spelled.replace(" ", "  ")  # a space inside a SCIP symbol field is written twice
-
-    tables = [{path: version(path, d) for path, d in r.local_modules if (path, d) in pairs} for r, _ in go]
+    tables = go_versions([(r.project.root, r.local_modules) for r, _ in go])
     defined = {
-        _versioned(symbol, table)
+        versioned(symbol, table)
         for (_, index), table in zip(go, tables, strict=True)
         for symbol in {o.symbol for d in index.documents for o in d.occurrences if o.roles & DEFINITION}
     }
@@ -507,36 +498,10 @@ def _renamer(table: dict[str, str], defined: set[str]) -> Callable[[str], str]:
     def rename(symbol: str) -> str:
         found = renamed.get(symbol)
         if found is None:
-            found = renamed[symbol] = _member(_versioned(symbol, table), defined)
+            found = renamed[symbol] = member(versioned(symbol, table), defined)
         return found
 
     return rename
-
-
-def _versioned(symbol: str, table: dict[str, str]) -> str:
-    """`scip-go gomod <module> <version> <rest>` with the version the table gives the module."""
-    if not table or not symbol.startswith("scip-go gomod "):
-        return symbol
-    fields = symbol.split(" ", 4)
-    if len(fields) < 5 or fields[2] not in table:
-        return symbol
-    fields[3] = table[fields[2]]
-    return " ".join(fields)
-
-
-def _member(symbol: str, defined: set[str]) -> str:
-    """scip-go spells an interface's method `Greeter#Greet.` where it declares it and
-    `Greeter#Greet().` in another module's index (an implementation's relationship, a call): the
-    same member, since a Go type has one member of a name. The spelling the declaration has."""
-    if symbol in defined or "#" not in symbol:
-        return symbol
-    if symbol.endswith("()."):
-        other = symbol[: -len("().")] + "."
-    elif symbol.endswith("."):
-        other = symbol[: -len(".")] + "()."
-    else:
-        return symbol
-    return other if other in defined else symbol
 
 
 def _occurrence(occurrence: Occurrence, rename: Callable[[str], str]) -> Occurrence:

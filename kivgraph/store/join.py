@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from kivgraph.model import Edge, GenerationHeader, InvisibleScope, Language, Unresolved
+from kivgraph.model import Edge, ExternalReference, GenerationHeader, InvisibleScope, Language, Unresolved
 from kivgraph.store.codec import (
     KEY_BYTES,
     NONE,
@@ -43,6 +43,7 @@ class Piece:
     edges: Sequence[Edge] = ()
     """Rows to add to those of its files (an edge already there is not added twice)."""
     unresolved: Sequence[Unresolved] = ()
+    external_references: Sequence[ExternalReference] = ()
 
 
 def join(header: GenerationHeader, pieces: Sequence[Piece], scopes: Sequence[InvisibleScope]) -> Columns:
@@ -103,7 +104,8 @@ def join(header: GenerationHeader, pieces: Sequence[Piece], scopes: Sequence[Inv
     edges = n.take("edges", [rows_of(i, "edges") for i in count])
     tables["edges"] = _with_edges(edges, [e for p in pieces for e in p.edges], new_symbol, new_file)
     externals = n.take("external_references", [rows_of(i, "external_references") for i in count])
-    tables["external_references"] = _ordered(externals, np.argsort(externals["file"], kind="stable"))
+    tables["external_references"] = _with_externals(externals, [x for p in pieces for x in p.external_references],
+                                                     n, keys, new_symbol, new_file)  # fmt: skip
     unresolved = n.take("unresolved", [rows_of(i, "unresolved") for i in count])
     added = [u for p in pieces for u in p.unresolved]
     tables["unresolved"] = _with_unresolved(unresolved, added, n, keys, new_symbol, new_file)
@@ -208,6 +210,39 @@ def _with_edges(edges: dict[str, Ints], added: Sequence[Edge], new_symbol: dict[
         for k, name in enumerate(SCHEMA["edges"]):
             edges[name] = np.concatenate([edges[name], np.array([row[k] for row in extra], dtype=np.int64)])
     return _ordered(edges, np.lexsort([edges[name] for name in reversed(SCHEMA["edges"])]))  # last key is first
+
+
+def _with_externals(found: dict[str, Ints], added: Sequence[ExternalReference], n: "_Numbering", keys: bytes,
+                    new_symbol: dict[bytes, int], new_file: dict[str, int]) -> dict[str, Ints]:  # fmt: skip
+    """The external references with those added, sorted as the codec sorts them: by file, then (when
+    some are added) by line, package, symbol, source, manager and version, ties kept in order."""
+    if not added:
+        return _ordered(found, np.argsort(found["file"], kind="stable"))
+    names = tuple(SCHEMA["external_references"])
+    records = list(zip(*(found[name].tolist() for name in names), strict=True))
+    code = {name: {value: i for i, value in enumerate(values)} for name, values in VOCABULARIES.items()}
+    for x in added:
+        source = new_symbol.get(key_bytes(x.source))
+        if source is None:
+            raise JoinError(f"an external reference added in {x.file} has a source in no piece's files")
+        row = {"source": source, "language": code["language"][x.language], "package": n.number(x.package),
+               "symbol": n.number(x.symbol), "file": new_file[x.file] if x.file else NONE, "line": x.line,
+               "manager": n.number(x.manager), "version": n.number(x.version),
+               "provenance": code["provenance"][x.provenance], "kind": code["edge_kind"][x.kind]}  # fmt: skip
+        records.append(tuple(row[name] for name in names))
+    table = list(n.strings)
+    paths = sorted(new_file)
+    at = {name: k for k, name in enumerate(names)}
+
+    def text(r: tuple[int, ...]) -> tuple[object, ...]:
+        source = r[at["source"]]
+        key = "" if source == NONE else key_text(keys[source * KEY_BYTES : (source + 1) * KEY_BYTES])
+        path = "" if r[at["file"]] == NONE else paths[r[at["file"]]]
+        return (path, r[at["line"]], table[r[at["package"]]], table[r[at["symbol"]]], key, table[r[at["manager"]]],
+                table[r[at["version"]]])  # fmt: skip
+
+    records.sort(key=text)
+    return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
 
 
 def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], n: _Numbering, keys: bytes,
