@@ -91,7 +91,7 @@ _KEY_CHARS = 52
 _FIVE_BIT_SHIFTS = np.arange(35, -1, -5, dtype=np.uint64)
 
 
-def _keys_text(raw: bytes, count: int) -> list[str]:
+def keys_text(raw: bytes, count: int) -> list[str]:
     """Every key of a key column as text at once (what key_text makes of each): base32 in numpy,
     since the base64 module encodes in Python, a few microseconds a key."""
     if count == 0:
@@ -580,7 +580,7 @@ def rows(c: Columns) -> Generation:
         )
         for i in range(len(p["id"]))
     )  # fmt: skip
-    keys = _keys_text(c.symbol_keys, c.count("symbols"))
+    keys = keys_text(c.symbol_keys, c.count("symbols"))
 
     def key(i: int) -> str | None:
         return None if i == NONE else keys[i]
@@ -636,11 +636,11 @@ def symbols_of(c: Columns, rows: npt.NDArray[np.integer[Any]] | None = None) -> 
     packages = [st[x] for x in int_list(c.tables["packages"]["id"])]
     if rows is None:
         s = {name: int_list(column) for name, column in c.tables["symbols"].items()}
-        keys = _keys_text(c.symbol_keys, c.count("symbols"))
+        keys = keys_text(c.symbol_keys, c.count("symbols"))
         return _symbols(c, s, keys, [*keys, None], [*paths, ""], packages, roles)
     s = {name: int_list(column[rows]) for name, column in c.tables["symbols"].items()}
     raw = np.frombuffer(c.symbol_keys, dtype=np.uint8).reshape(-1, KEY_BYTES)
-    keys = _keys_text(raw[rows].tobytes(), len(rows))
+    keys = keys_text(raw[rows].tobytes(), len(rows))
     containers = {x: c.key(x) for x in s["container"] if x != NONE}
     return _symbols(c, s, keys, {**containers, NONE: None}, [*paths, ""], packages, roles)
 

@@ -20,7 +20,7 @@ from kivgraph.store.codec import (
     Columns,
     int_list,
     key_bytes,
-    key_text,
+    keys_text,
 )
 
 Ints = npt.NDArray[np.int64]
@@ -233,13 +233,12 @@ def _with_externals(found: dict[str, Ints], added: Sequence[ExternalReference], 
     table = list(n.strings)
     paths = sorted(new_file)
     at = {name: k for k, name in enumerate(names)}
+    key = _key_texts(keys, [r[at["source"]] for r in records])
 
     def text(r: tuple[int, ...]) -> tuple[object, ...]:
-        source = r[at["source"]]
-        key = "" if source == NONE else key_text(keys[source * KEY_BYTES : (source + 1) * KEY_BYTES])
         path = "" if r[at["file"]] == NONE else paths[r[at["file"]]]
-        return (path, r[at["line"]], table[r[at["package"]]], table[r[at["symbol"]]], key, table[r[at["manager"]]],
-                table[r[at["version"]]])  # fmt: skip
+        return (path, r[at["line"]], table[r[at["package"]]], table[r[at["symbol"]]], key[r[at["source"]]],
+                table[r[at["manager"]]], table[r[at["version"]]])  # fmt: skip
 
     records.sort(key=text)
     return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
@@ -260,15 +259,23 @@ def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], n: _Nu
                         number(u.requested_package), number(u.requested_symbol), source, number(u.detail)))  # fmt: skip
     table = list(n.strings)
     paths = sorted(new_file)
+    key = _key_texts(keys, [r[6] for r in records])
 
     def text(r: tuple[int, ...]) -> tuple[object, ...]:
         reason, _, file, line, package, symbol, source, detail = r
-        key = "" if source == NONE else key_text(keys[source * KEY_BYTES : (source + 1) * KEY_BYTES])
         path = "" if file == NONE else paths[file]
-        return (path, line, table[reason], table[package], table[symbol], key, table[detail])
+        return (path, line, table[reason], table[package], table[symbol], key[source], table[detail])
 
     records.sort(key=text)
     return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
+
+
+def _key_texts(keys: bytes, sources: Sequence[int]) -> dict[int, str]:
+    """Each source row's key as text ("" for NONE), to sort by as the codec does; the keys are
+    encoded together, in numpy, and only those used."""
+    used = sorted(set(sources) - {NONE})
+    raw = np.frombuffer(keys, dtype=np.uint8).reshape(-1, KEY_BYTES)[used].tobytes()
+    return {NONE: "", **dict(zip(used, keys_text(raw, len(used)), strict=True))}
 
 
 def _scopes(scopes: Sequence[InvisibleScope], n: _Numbering) -> dict[str, Ints]:

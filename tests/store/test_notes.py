@@ -125,8 +125,9 @@ def test_merging_notes_keeps_the_newest_generation_per_commit(make_repo):
     save_to_notes(pyrepo, with_header(sample(), only_theirs, "2026-01-05T00:00:00.000000Z"), other)
     report = merge_notes(pyrepo, other)
     assert report.counts() == {"added": 1, "replaced": 1, "kept": 0}
-    assert report.decisions == [f"{shared[:12]}: theirs won: indexed later (2026-02-01T00:00:00.000000Z over "
-                                "2026-01-01T00:00:00.000000Z)"]
+    assert report.decisions == [
+        f"{shared[:12]}: theirs won: indexed later (2026-02-01T00:00:00.000000Z over 2026-01-01T00:00:00.000000Z)"
+    ]
     assert load_from_notes(pyrepo, shared).header.created_at == "2026-02-01T00:00:00.000000Z"
     assert load_from_notes(pyrepo, only_theirs).header.commit == only_theirs
     # The merge commit has both tips as parents, so pushing it is a fast-forward for the remote.
