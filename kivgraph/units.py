@@ -6,7 +6,7 @@ indexing (kivgraph/shard.py: each shard's units) are both made of these two step
 """
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -171,16 +171,22 @@ class Dependencies:
                 if data is None:
                     continue
                 if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
-                    imported = set(go_imports(data))
-                    for name, ids in named.items():
-                        if any(p == name or p.startswith(name + "/") for p in imported):
-                            found |= ids
+                    for imported in go_imports(data):
+                        for prefix in _path_prefixes(imported):
+                            found.update(named.get(prefix, ()))
                 else:
                     for name, ids in named.items():
                         if not ids <= found and name.encode() in data:
                             found |= ids
             self.mentions[unit.id] = found
         return self.mentions[unit.id]
+
+
+def _path_prefixes(path: str) -> Iterator[str]:
+    """`a/b/c`, `a/b`, `a`: the module paths an import path may be in."""
+    while path:
+        yield path
+        path = path.rpartition("/")[0]
 
 
 def _used(plan: Plan, earlier: Columns) -> dict[str, set[str]]:

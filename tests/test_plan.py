@@ -182,6 +182,31 @@ def test_a_go_files_imports_are_read_before_its_first_declaration_unless_a_comme
     assert go_imports(cgo) == ["C", "example.com/one"]
 
 
+def test_a_go_import_reaches_the_module_of_each_path_prefix_nested_modules_too(make_repo):
+    """An import path reaches the tree's module whose path is the import or a prefix of it at a
+    `/`, and a module nested in another (example.com/lib/sub inside example.com/lib) is reached
+    besides the outer one; a path that merely starts alike (example.com/library) is not."""
+    from kivgraph.indexing import snapshot_at
+    from kivgraph.plan import plan_snapshot
+    from kivgraph.units import Dependencies
+
+    repo = make_repo({
+        "lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": "package lib\n",
+        "lib/sub/go.mod": "module example.com/lib/sub\n\ngo 1.21\n", "lib/sub/pkg/p.go": "package pkg\n",
+        "library/go.mod": "module example.com/library\n\ngo 1.21\n", "library/l.go": "package library\n",
+        "app/go.mod": "module example.com/app\n\ngo 1.21\n",
+        "app/main.go": 'package main\n\nimport (\n\t"fmt"\n\t"example.com/lib/sub/pkg"\n)\n\nfunc main() {}\n',
+        "tool/go.mod": "module example.com/tool\n\ngo 1.21\n",
+        "tool/t.go": 'package tool\n\nimport "example.com/library"\n\nfunc T() {}\n',
+    })  # fmt: skip
+    snap = snapshot_at(str(repo.path), "HEAD")
+    plan = plan_snapshot(snap)
+    depends = Dependencies(plan, snap)
+    units = {u.root: u for u in plan.units}
+    assert depends.of(units["app"]) == {"scip-go:lib", "scip-go:lib/sub"}
+    assert depends.of(units["tool"]) == {"scip-go:library"}
+
+
 def test_a_large_plan_is_balanced_within_a_budget_and_every_unit_placed_once(monkeypatch):
     """Weighing every move and exchange anew took 84 s on a 256-unit plan; the loads are now
     counted per unit reached, and the moving stops at a budget, never at a worse balance."""

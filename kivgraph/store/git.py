@@ -268,19 +268,20 @@ def has_object(repo: pygit2.Repository, oid: str) -> bool:
 
 
 def read_blob(repo: pygit2.Repository, oid: str | pygit2.Oid) -> bytes:
-    """A blob's bytes; in a partial clone a missing blob is fetched from the promisor remote."""
+    """A blob's bytes; in a partial clone a missing blob is fetched from the promisor remote.
+    Read from the object database, not as a Blob object: half the time for a tree's sources."""
     try:
-        obj = repo[_oid(oid)]
+        kind, data = repo.odb.read(_oid(oid))
     except GitErrors:
-        obj = None
-    if isinstance(obj, pygit2.Blob):
-        return obj.data
-    if obj is None and promisor_remote(repo):
+        kind, data = None, b""
+    if kind == pygit2.enums.ObjectType.BLOB:
+        return data
+    if kind is None and promisor_remote(repo):
         prefetch(repo, [str(oid)])
         done = _run(git_dir(repo), ("cat-file", "blob", str(oid)), GIT_TIMEOUT, None)
         if done.returncode == 0:
             return done.stdout
-    what = "is not a blob" if obj is not None else "is missing from the object database"
+    what = "is not a blob" if kind is not None else "is missing from the object database"
     raise GitFailedError(f"object {str(oid)[:12]} {what}; the clone may be incomplete (`git fsck` tells).")
 
 

@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+import pygit2
 import pytest
 from click.testing import CliRunner
 
@@ -177,3 +178,19 @@ def test_a_corrupt_note_on_head_falls_back_to_the_nearest_readable_ancestor(make
     listed = json.loads(answer.stdout)["results"][0]
     assert listed["indexed_commit"] == indexed and listed["moved"]
     assert "passed over: the generation stored for commit" in listed["moved_detail"]
+
+
+def test_a_blob_is_read_from_the_object_database_and_anything_else_is_named(make_repo):
+    """Sources are read from the object database (half the time of a Blob object's `data` on the
+    monorepo bench); an object that is not a blob, or that the clone lacks, is an error naming it."""
+    from kivgraph.errors import GitFailedError
+    from kivgraph.store.git import open_repository, read_blob
+
+    repo = make_repo(PY)
+    handle = open_repository(str(repo.path))
+    tree = handle.head.peel(pygit2.Commit).tree
+    assert read_blob(handle, str(tree["lib.py"].id)) == PY["lib.py"].encode()
+    with pytest.raises(GitFailedError, match=f"object {str(tree.id)[:12]} is not a blob"):
+        read_blob(handle, str(tree.id))
+    with pytest.raises(GitFailedError, match="object 0123456789ab is missing from the object database"):
+        read_blob(handle, "0123456789ab" + "0" * 28)
