@@ -24,6 +24,7 @@ from kivgraph.indexing import index_repository
 from kivgraph.model import Confidence, EdgeKind, Language
 from kivgraph.scip import run
 from kivgraph.scip.analyzers import analyzer_environment, analyzer_for, locate
+from kivgraph.scip.projects import projects
 
 CACHE = Path(__file__).parent / ".cache"
 TYPE_CHECKED = frozenset({Confidence.EXACT_TYPECHECKED, Confidence.EXACT_DECLARATION_MAPPED})
@@ -93,7 +94,7 @@ def analyzer_alone(language: Language, repo: Path) -> float:
     found = locate(spec)
     if not found.usable:
         raise SystemExit(f"{spec.name} is not usable: {found.problem}")
-    wanted = [p for p in run.projects([str(f.relative_to(repo)) for f in repo.rglob("*") if f.is_file()],
+    wanted = [p for p in projects([str(f.relative_to(repo)) for f in repo.rglob("*") if f.is_file()],
                                       frozenset({language})) if p.spec is spec]  # fmt: skip
     for project in wanted:
         if project.spec.name == "scip-python" and not (repo / project.root / "pyrightconfig.json").exists():

@@ -26,10 +26,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kivgraph.indexing import Snapshot, TreeFile, index_snapshot, parse_files
+from kivgraph.indexing import index_snapshot, parse_files
 from kivgraph.languages import EXTENSIONS, language_of
 from kivgraph.languages.treesitter import parser
 from kivgraph.model import Language
+from kivgraph.snapshot import Snapshot, TreeFile
 from kivgraph.store import codec
 
 CACHE = Path(__file__).parent / ".cache"

@@ -61,7 +61,7 @@ from reference_questions import (
     subject_of,
 )
 
-from kivgraph.indexing import repository_name
+from kivgraph.snapshot import repository_name
 from kivgraph.store.git import open_repository
 
 OURS, REFERENCE = "kivgraph", "reference"

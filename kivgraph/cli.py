@@ -37,8 +37,9 @@ from kivgraph.store.prune import DEFAULT_KEEP
 
 if TYPE_CHECKING:
     from kivgraph.clients import Change
-    from kivgraph.indexing import Progress, Snapshot
+    from kivgraph.indexing import Progress
     from kivgraph.reuse import Reused
+    from kivgraph.snapshot import Snapshot
     from kivgraph.store.sync import SyncResult
 
 
@@ -233,9 +234,10 @@ def index(
         raise InvalidArgumentError(
             "a working-tree generation matches no commit, so it is not stored in git notes; pass --out FILE."
         )
-    from kivgraph.indexing import Progress, index_snapshot, snapshot_at
+    from kivgraph.indexing import Progress, index_snapshot
     from kivgraph.scip.index import load_index
-    from kivgraph.scip.run import require_analyzers_ran
+    from kivgraph.scip.projects import require_analyzers_ran
+    from kivgraph.snapshot import snapshot_at
 
     chosen = parse_languages(languages)
     started = time.monotonic()
@@ -342,7 +344,7 @@ def merge(shard_files: tuple[str, ...], path: str, out: str | None, ref: str, as
           require_analyzers: bool | None) -> None:  # fmt: skip
     """Join the N shard files of `kivgraph index --shard K/N` into the commit's generation (the one a
     single `kivgraph index` makes) and store it in git notes or --out."""
-    from kivgraph.scip.run import require_analyzers_ran
+    from kivgraph.scip.projects import require_analyzers_ran
     from kivgraph.shard import merge as merge_shards
     from kivgraph.shard import read_shard
 
@@ -442,8 +444,8 @@ def plan_command(path: str, revision: str, languages: str | None, shards: int | 
     """The units of work of the tree at PATH: each analyzer project root (go.mod, topmost tsconfig.json,
     topmost Cargo.toml, the Python tree) and the rest as syntax-only units, with their sizes and what
     they depend on, in dependency order."""
-    from kivgraph.indexing import snapshot_at
     from kivgraph.plan import plan_snapshot
+    from kivgraph.snapshot import snapshot_at
     from kivgraph.units import Dependencies
 
     snap = snapshot_at(path, revision)
@@ -550,7 +552,7 @@ def doctor(path: str, languages: str | None, strict: bool, as_json: bool) -> Non
 
 def _languages_at(path: str) -> frozenset[Language]:
     """The languages of the files at HEAD of the repository at PATH (every language outside one)."""
-    from kivgraph.indexing import languages_at
+    from kivgraph.snapshot import languages_at
 
     try:
         found = languages_at(path)

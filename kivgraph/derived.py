@@ -11,9 +11,10 @@ import subprocess
 from pathlib import Path
 
 from kivgraph.errors import KivgraphError
-from kivgraph.indexing import Progress, Snapshot, directory_files, index_snapshot
+from kivgraph.indexing import Progress, index_snapshot
 from kivgraph.model import DERIVED_PREFIX, Generation, Language
 from kivgraph.scip.analyzers import run_tool
+from kivgraph.snapshot import Snapshot, directory_files
 
 LIBRARY = Path("lib") / "rustlib" / "src" / "rust" / "library"
 

@@ -1,23 +1,19 @@
-"""From a tree at a commit (or a working tree) to one Generation: read, parse, resolve, key.
+"""From a tree at a commit (or a working tree) to one Generation: parse, resolve, key.
 
-Reads files through pygit2 from the commit's tree — never the working tree unless asked — runs
-each language adapter, resolves names across files, assigns stable keys and assembles the
-generation. It stores nothing: the caller hands the result to `store`.
+Takes the tree's files as kivgraph/snapshot.py reads them (the commit's, never the working tree
+unless asked), runs each language adapter, resolves names across files, assigns stable keys and
+assembles the generation. It stores nothing: the caller hands the result to `store`.
 """
 
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
-from pathlib import Path
-
-import pygit2
 
 from kivgraph import __version__
-from kivgraph.errors import InvalidArgumentError
 from kivgraph.heap import collector_paused
 from kivgraph.languages import LanguageAdapter, RepoLayout, adapter, language_of
 from kivgraph.languages.go.modules import homonym_roots
@@ -33,7 +29,6 @@ from kivgraph.model import (
     InvisibleScope,
     Language,
     Package,
-    Submodule,
     Symbol,
     SymbolKind,
     Unresolved,
@@ -45,25 +40,8 @@ from kivgraph.scip.index import ScipIndex
 from kivgraph.scip.ingest import ingest, replace_covered
 from kivgraph.scip.late import LateGo, LateSites
 from kivgraph.scip.run import Analysis, AnalyzerRun
-from kivgraph.store.git import (
-    EntryKind,
-    blob_id,
-    blob_size,
-    clean_at,
-    head_commit,
-    open_repository,
-    prefetch,
-    read_blob,
-    remote_url,
-    resolve_commit,
-    submodule_urls,
-    tree_entries,
-    worktree_listing,
-)
+from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, TreeFile, snapshot_at, utf8_path
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
-"""Larger files are generated or vendored far more often than written: skipped and recorded."""
-SKIPPED_DIRECTORIES = frozenset({"node_modules", ".git"})
 BINARY_SNIFF = 8192
 PARALLEL_MIN_BYTES = 2 * 1024 * 1024
 """Below this much source, starting worker processes costs more than it saves."""
@@ -79,126 +57,6 @@ GRAMMAR_PACKAGES = (
 
 Progress = Callable[[str, int, int], None]
 """(stage, done, total): called as work advances, for the CLI's progress line."""
-
-
-@dataclass(frozen=True, slots=True)
-class TreeFile:
-    path: str
-    size: int
-    digest: str
-    symlink: bool
-    read: Callable[[], bytes]
-
-
-@dataclass(slots=True)
-class Snapshot:
-    """The tree being indexed: where it came from and its files."""
-
-    repository: str
-    remote_url: str
-    commit: str
-    tree: str
-    worktree: bool
-    files: list[TreeFile] = field(default_factory=list[TreeFile])
-    submodules: list[Submodule] = field(default_factory=list[Submodule])
-    """Gitlinks of the tree: recorded in the generation, never read (their objects are elsewhere)."""
-    worktree_path: str | None = None
-    """The repository's working tree, where installed dependencies (node_modules) live."""
-    worktree_matches: bool = False
-    """The working tree holds exactly these files (clean at this commit, or --worktree itself),
-    so analyzers can run there rather than on a copy."""
-
-
-def repository_name(repo: pygit2.Repository) -> str:
-    """The repository's name: its origin's last path segment, else its folder's name."""
-    url = remote_url(repo)
-    if url:
-        last = url.rstrip("/").rpartition("/")[2].rpartition(":")[2]
-        if last.endswith(".git"):
-            last = last[:-4]
-        if last:
-            return last
-    workdir = repo.workdir or os.path.dirname(repo.path.rstrip("/"))
-    return os.path.basename(os.path.normpath(workdir)) or "repository"
-
-
-def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Snapshot:
-    repo = open_repository(path)
-    name = repository_name(repo)
-    if worktree:
-        if not repo.workdir:
-            raise InvalidArgumentError(f"{path} is a bare repository; --worktree needs a working tree.")
-        head = head_commit(repo)
-        commit = "" if head is None else str(head.id)
-        snap = Snapshot(name, remote_url(repo), commit, "", True, worktree_path=repo.workdir, worktree_matches=True)
-        listing = worktree_listing(repo)
-        urls = submodule_urls(repo, None)
-        snap.submodules = [Submodule(p, sha, urls.get(p, "")) for p, sha in listing.submodules]
-        snap.files = list(_worktree_files(repo.workdir, listing.files, {p for p, _ in listing.submodules}))
-        return snap
-    commit = resolve_commit(repo, revision)
-    snap = Snapshot(name, remote_url(repo), str(commit.id), str(commit.tree_id), False,
-                    worktree_path=repo.workdir or None)  # fmt: skip
-    snap.worktree_matches = bool(repo.workdir) and clean_at(repo, commit.id)
-    entries = list(tree_entries(repo, commit.tree, SKIPPED_DIRECTORIES))
-    prefetch(repo, [e.oid for e in entries if e.kind is not EntryKind.SUBMODULE])
-    gitlinks = [e for e in entries if e.kind is EntryKind.SUBMODULE]
-    urls = submodule_urls(repo, str(commit.id)) if gitlinks else {}
-    snap.submodules = [Submodule(e.path, e.oid, urls.get(e.path, "")) for e in gitlinks]
-    snap.files = [
-        TreeFile(e.path, blob_size(repo, e.oid), e.oid, e.kind is EntryKind.LINK, _blob_reader(repo, e.oid))
-        for e in entries
-        if e.kind is not EntryKind.SUBMODULE
-    ]
-    return snap
-
-
-def languages_at(path: str, revision: str = "HEAD") -> frozenset[Language]:
-    """The languages of the files in the revision's tree: what `kivgraph doctor`, `analyzers install
-    --languages auto` and the index Action look at."""
-    return frozenset(lang for f in snapshot_at(path, revision).files if (lang := language_of(f.path)) is not None)
-
-
-def _blob_reader(repo: pygit2.Repository, oid: str) -> Callable[[], bytes]:
-    """Read a blob only when it is parsed, so a large tree is never held in memory at once."""
-    return lambda: read_blob(repo, oid)
-
-
-def _worktree_files(root: str, paths: list[str], submodules: set[str]) -> Iterator[TreeFile]:
-    for path in paths:
-        if any(part in SKIPPED_DIRECTORIES for part in path.split("/")[:-1]) or path in submodules:
-            continue
-        full = os.path.join(root, path)
-        if os.path.islink(full):
-            yield TreeFile(path, 0, "", True, lambda: b"")
-            continue
-        if not os.path.isfile(full):
-            continue  # a checked-out submodule, or gone since git listed it
-        try:
-            size = os.path.getsize(full)
-            with open(full, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
-        yield TreeFile(path, size, blob_id(data), False, lambda data=data: data)
-
-
-def directory_files(root: Path) -> Iterator[TreeFile]:
-    """The files under a plain directory (not a repository): what a derived generation is made of.
-
-    Build output (`target/`) and installed dependencies are left out, and so are symlinks.
-    """
-    for directory, names, files in os.walk(root):
-        names[:] = sorted(n for n in names if n not in SKIPPED_DIRECTORIES and n != "target")
-        for name in sorted(files):
-            full = Path(directory) / name
-            path = full.relative_to(root).as_posix()
-            if full.is_symlink():
-                yield TreeFile(path, 0, "", True, lambda: b"")
-                continue
-            size = full.stat().st_size
-            digest = blob_id(full.read_bytes()) if size <= MAX_FILE_BYTES else ""
-            yield TreeFile(path, size, digest, False, full.read_bytes)
 
 
 @collector_paused()
@@ -286,15 +144,6 @@ def tree_go_homonyms(snap: Snapshot) -> frozenset[str]:
         return None if f.symlink or f.size > MAX_FILE_BYTES else f.read()
 
     return homonym_roots(RepoLayout(manifests, read))
-
-
-def utf8_path(path: str) -> bool:
-    """Whether git's bytes for the path were UTF-8 (they are decoded with surrogateescape)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _index_parsed(
@@ -569,12 +418,6 @@ def _symbols(
                 )
             )
     return symbols
-
-
-def is_file_module(symbol: Symbol) -> bool:
-    """Whether the symbol is a file's own module (not a declaration: its name is the file's)."""
-    return (symbol.kind is SymbolKind.MODULE and (symbol.name_line, symbol.name_column) == (1, 0)
-            and symbol.qualified_name == module_qualified_name(symbol.file))  # fmt: skip
 
 
 def _within(line: int, regions: tuple[tuple[int, int], ...]) -> bool:

@@ -8,17 +8,11 @@ import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from kivgraph.indexing import (
-    MAX_FILE_BYTES,
-    SKIPPED_DIRECTORIES,
-    Snapshot,
-    TreeFile,
-    index_snapshot,
-    is_file_module,
-    snapshot_at,
-)
+from kivgraph.indexing import index_snapshot
 from kivgraph.languages import RepoLayout, adapter, language_of
+from kivgraph.languages.scopes import is_file_module
 from kivgraph.model import Generation, InvisibleScope, Language
+from kivgraph.snapshot import MAX_FILE_BYTES, SKIPPED_DIRECTORIES, Snapshot, TreeFile, snapshot_at
 from kivgraph.store.git import blob_id, open_repository, resolve_commit, worktree_changes
 
 EDIT_REASON = "WORKING_TREE_EDIT"

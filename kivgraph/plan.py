@@ -7,16 +7,14 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import language_of
 from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
 from kivgraph.model import Language
-from kivgraph.scip.run import projects
-
-if TYPE_CHECKING:
-    from kivgraph.indexing import Snapshot
+from kivgraph.scip.projects import projects
+from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, utf8_path
 
 SYNTAX = "syntax"
 """The analyzer of a unit no type checker runs on: the syntax layer alone."""
@@ -288,16 +286,12 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
 
 
 def _parsed(paths: list[str], sized: dict[str, int]) -> int:
-    from kivgraph.indexing import MAX_FILE_BYTES  # indexing reads the tree; a plan is read before it
-
     return sum(min(size, DATA_FILE_BYTES) + max(0, size - DATA_FILE_BYTES) // 10
                for p in paths if (size := sized[p]) <= MAX_FILE_BYTES)  # fmt: skip
 
 
-def plan_snapshot(snap: "Snapshot", languages: frozenset[Language] | None = None) -> Plan:
+def plan_snapshot(snap: Snapshot, languages: frozenset[Language] | None = None) -> Plan:
     """The plan of a snapshot's tree: the files indexing reads (not symlinks, nor names that are not UTF-8)."""
-    from kivgraph.indexing import utf8_path
-
     by_path = {f.path: f for f in snap.files if not f.symlink and utf8_path(f.path)}
 
     def read(name: str) -> bytes | None:

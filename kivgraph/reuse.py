@@ -18,25 +18,19 @@ import numpy as np
 import pygit2
 
 from kivgraph import __version__
-from kivgraph.indexing import (
-    GRAMMAR_PACKAGES,
-    MAX_FILE_BYTES,
-    SKIPPED_DIRECTORIES,
-    Progress,
-    Snapshot,
-    grammar_versions,
-    is_file_module,
-    utf8_path,
-)
+from kivgraph.compose import Given, PartsDisagree, compose, inside, owner_of_scope
+from kivgraph.indexing import GRAMMAR_PACKAGES, Progress, grammar_versions
 from kivgraph.languages import adapter, language_of
+from kivgraph.languages.scopes import is_file_module
 from kivgraph.model import GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
-from kivgraph.scip.run import ANALYZER_FAILURES
+from kivgraph.scip.projects import ANALYZER_FAILURES
+from kivgraph.snapshot import MAX_FILE_BYTES, SKIPPED_DIRECTORIES, Snapshot, utf8_path
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns, int_list
 from kivgraph.store.git import lookup, tree_changes
-from kivgraph.units import Dependencies, Given, PartsDisagree, compose, given, index_units, inside, owner_of_scope
+from kivgraph.units import Dependencies, given, index_units
 
 MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
                             "Cargo.lock", "pyproject.toml", "setup.cfg", "pubspec.yaml", "pubspec.lock"})  # fmt: skip

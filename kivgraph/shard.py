@@ -7,22 +7,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import cbor2
 import zstandard
 
 from kivgraph import __version__
+from kivgraph.compose import Given, PartsDisagree, compose, owner_of_scope
 from kivgraph.errors import InvalidArgumentError, KivgraphError
-from kivgraph.indexing import Progress, snapshot_at
-from kivgraph.languages.resolve import Held
 from kivgraph.model import Confidence, Edge, EdgeKind, Language, Provenance, Unresolved
 from kivgraph.plan import plan_snapshot
 from kivgraph.scip.late import LateDefinition, LateGo, LateRun, LateUse
-from kivgraph.scip.run import require_analyzers_ran
+from kivgraph.scip.projects import require_analyzers_ran
+from kivgraph.snapshot import snapshot_at
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns
-from kivgraph.units import Dependencies, Given, PartsDisagree, compose, index_units, owner_of_scope
+
+if TYPE_CHECKING:
+    from kivgraph.indexing import Progress
+    from kivgraph.languages.resolve import Held
 
 MAGIC = b"KIVGRAPH-SHARD-3\n"
 MAX_EXPANSION = 64
@@ -55,7 +58,7 @@ class Shard:
     units: tuple[str, ...]
     generation: Columns
     """Every file the shard parsed (as the codec stores them); those of `units` are its to give."""
-    held: Held
+    held: "Held"
     timings: tuple[Timing, ...]
     source: str
     """Where it was read from, for messages."""
@@ -73,10 +76,12 @@ def parse_shard(value: str) -> tuple[int, int]:
 
 
 def index_shard(path: str, revision: str, number: int, count: int, languages: frozenset[Language] | None,
-                out: str, analyzers: bool = True, progress: Progress | None = None,
+                out: str, analyzers: bool = True, progress: "Progress | None" = None,
                 jobs: int | None = None, require_analyzers: bool = False) -> Shard:  # fmt: skip
     """Index shard `number` of `count` of the commit's plan; write the shard file (with
     `require_analyzers`, only when every type checker of its own units ran)."""
+    from kivgraph.units import Dependencies, index_units  # indexing's machinery: a merge never loads it
+
     snap = snapshot_at(path, revision)
     plan = plan_snapshot(snap, languages)
     depends = Dependencies(plan, snap)

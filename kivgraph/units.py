@@ -1,35 +1,27 @@
 """Part of a tree indexed by itself: some of the plan's units (kivgraph/plan.py) with the units they
-depend on, and one generation composed of such parts by which unit owns each file.
+depend on; one generation is composed of such parts by kivgraph/compose.py.
 
 Reuse across commits (kivgraph/reuse.py: an ancestor's rows and the changed units') and sharded
 indexing (kivgraph/shard.py: each shard's units) are both made of these two steps.
 """
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kivgraph.indexing import (
-    MAX_FILE_BYTES,
-    Progress,
-    Snapshot,
-    TreeFile,
-    index_snapshot,
-    is_file_module,
-    tree_go_homonyms,
-    utf8_path,
-)
+from kivgraph.compose import Given
+from kivgraph.indexing import Progress, index_snapshot, tree_go_homonyms
 from kivgraph.languages import language_of
 from kivgraph.languages.resolve import Held
-from kivgraph.model import Edge, Generation, GenerationHeader, InvisibleScope, Language, SymbolKind, Unresolved
+from kivgraph.model import Generation, Language
 from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
-from kivgraph.scip.late import LateGo, LateMismatch, bind
-from kivgraph.scip.run import Analysis, AnalyzerRun, unconfigured
+from kivgraph.scip.late import LateGo
+from kivgraph.scip.run import Analysis, AnalyzerRun
+from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, present, readable, utf8_path
 from kivgraph.store import codec
-from kivgraph.store.codec import NONE, Columns, int_list
-from kivgraph.store.join import JoinError, Piece, join
+from kivgraph.store.codec import Columns, int_list
 
 _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
@@ -46,10 +38,6 @@ def go_imports(data: bytes) -> list[str]:
     paths = [m.group(1) for m in _GO_IMPORT.finditer(data)]
     paths += [p for block in _GO_IMPORT_BLOCK.finditer(data) for p in _GO_BLOCK_PATH.findall(block.group(1))]
     return [p.decode("utf-8", "replace") for p in paths]
-
-
-def inside(path: str, root: str) -> bool:
-    return root == "" or path == root or path.startswith(root + "/")
 
 
 class Dependencies:
@@ -276,111 +264,5 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     return Part(generation, frozenset(chosen), runs, held, late)
 
 
-def owner_of_scope(plan: Plan, scope: InvisibleScope) -> Unit | None:
-    """The analyzed unit a type checker's blind spot is in: the deepest whose root holds its path."""
-    holders = [u for u in plan.units if u.analyzer != SYNTAX and scope.language in u.languages
-               and inside(scope.path, u.root)]  # fmt: skip
-    return max(holders, key=lambda u: len(u.root)) if holders else None
-
-
-class PartsDisagree(Exception):
-    """The parts do not make up the tree: a file none of them stands for."""
-
-
-@dataclass(frozen=True, slots=True)
-class Given:
-    """What a part gives a composition: its rows (columns, as stored), the units whose files'
-    rows are taken from it, and its rows held for a name."""
-
-    columns: Columns
-    units: frozenset[str]
-    held: Sequence[tuple[Edge | Unresolved, str]] = ()
-    late: LateGo | None = None
-
-
 def given(part: Part) -> Given:
     return Given(codec.columns_of(part.generation), part.units, part.held, part.late)
-
-
-def compose(snap: Snapshot, plan: Plan, parts: Sequence[Given], header: GenerationHeader,
-            languages: frozenset[Language] | None, run_analyzers: bool) -> Columns:  # fmt: skip
-    """The columns of one generation of the tree from its parts: each file's rows from the part
-    of the unit that owns it (a file no unit owns, and rows of no file, from the last part); the
-    tree's own blind spots anew. Rows held for a name are decided here, now that every declaration
-    is known. Joined column by column (kivgraph/store/join.py): no row object per edge."""
-    owner = plan.owners()
-    taken = {unit: i for i, part in enumerate(parts) for unit in part.units}
-    last = len(parts) - 1
-
-    def source(path: str) -> int:
-        unit = owner.get(path)
-        return last if unit is None else taken.get(unit.id, -1)
-
-    files = [frozenset(p for p in part.columns.file_paths() if source(p) == i) for i, part in enumerate(parts)]
-    given_paths = {p for paths in files for p in paths}
-    in_tree = {f.path for f in snap.files}
-    if not given_paths <= in_tree:
-        raise PartsDisagree("the files of the parts do not make up the tree")
-    missing = next((path for path in sorted(owner) if path not in given_paths), None)
-    if missing is not None:  # a part that says it stands for a unit gives every file of it
-        raise PartsDisagree(f"none of them gives {missing}, a file of {owner[missing].id}")
-
-    scopes: list[InvisibleScope] = []
-    for i, part in enumerate(parts):
-        for scope in codec.invisible_scopes_of(part.columns):
-            if scope.reason == "PATH_NOT_UTF8" or scope.reason == "PROJECT_NOT_CONFIGURED" and scope.path == "":
-                continue
-            unit = owner_of_scope(plan, scope)
-            if unit is not None and taken.get(unit.id) == i:
-                scopes.append(scope)
-    scopes += [s for s in codec.invisible_scopes_of(parts[last].columns) if s.reason == "PATH_NOT_UTF8"]
-    if run_analyzers:
-        scopes += unconfigured([f.path for f in readable(snap)], present(snap, languages))
-
-    admitted = _admitted(parts, files)
-    try:
-        bound = bind([part.late for part in parts])
-    except LateMismatch as err:
-        raise PartsDisagree(str(err)) from err
-    pieces = [Piece(part.columns, files[i], i == last,
-                    [*bound[i].edges, *(r for r in admitted[i] if isinstance(r, Edge))],
-                    [r for r in admitted[i] if isinstance(r, Unresolved)], bound[i].external_references)
-              for i, part in enumerate(parts)]  # fmt: skip
-    try:
-        return join(header, pieces, scopes)
-    except JoinError as err:
-        raise PartsDisagree(str(err)) from err
-
-
-def _admitted(parts: Sequence[Given], files: Sequence[frozenset[str]]) -> list[list[Edge | Unresolved]]:
-    """Each part's rows held for a name that some declaration of the tree has, of the files it gives."""
-    if not any(part.held for part in parts):
-        return [[] for _ in parts]
-    names = {name for i, part in enumerate(parts) for name in _declared(part.columns, files[i], i == len(parts) - 1)}
-    last = len(parts) - 1
-    return [[row for row, name in part.held if name in names and (row.file in files[i] or not row.file and i == last)]
-            for i, part in enumerate(parts)]  # fmt: skip
-
-
-def _declared(columns: Columns, files: frozenset[str], fileless: bool) -> set[str]:
-    """The names the symbols of `files` (and those of no file, when `fileless`) declare, but a
-    file's own module (named after the file, not declared), read off the columns."""
-    symbols, strings = columns.tables["symbols"], columns.strings
-    given = np.array([p in files for p in columns.file_paths()] + [fileless], dtype=bool)  # NONE (-1): last
-    rows = np.flatnonzero(given[symbols["file"]])
-    kinds = columns.vocabularies["symbol_kind"]
-    module = kinds.index(SymbolKind.MODULE.value) if SymbolKind.MODULE.value in kinds else NONE
-    at_start = (symbols["name_line"][rows] == 1) & (symbols["name_column"][rows] == 0)
-    maybe_file = (symbols["kind"][rows] == module) & at_start
-    names = {strings[x] for x in int_list(symbols["name"][rows[~maybe_file]])}
-    return names | {s.name for s in codec.symbols_of(columns, rows[maybe_file]) if not is_file_module(s)}
-
-
-def readable(snap: Snapshot) -> list[TreeFile]:
-    """The files indexing reads: named in UTF-8, not links, not too large."""
-    return [f for f in snap.files if utf8_path(f.path) and not f.symlink and f.size <= MAX_FILE_BYTES]
-
-
-def present(snap: Snapshot, languages: frozenset[Language] | None) -> frozenset[Language]:
-    found = {lang for f in snap.files if utf8_path(f.path) and (lang := language_of(f.path)) is not None}
-    return frozenset(found if languages is None else found & languages)

@@ -186,8 +186,8 @@ def test_a_go_import_reaches_the_module_of_each_path_prefix_nested_modules_too(m
     """An import path reaches the tree's module whose path is the import or a prefix of it at a
     `/`, and a module nested in another (example.com/lib/sub inside example.com/lib) is reached
     besides the outer one; a path that merely starts alike (example.com/library) is not."""
-    from kivgraph.indexing import snapshot_at
     from kivgraph.plan import plan_snapshot
+    from kivgraph.snapshot import snapshot_at
     from kivgraph.units import Dependencies
 
     repo = make_repo({

@@ -27,10 +27,10 @@ import pygit2
 from kivgraph.action.runner import REMOTE, Runner
 from kivgraph.errors import InvalidArgumentError, KivgraphError, NotesError
 from kivgraph.impact.analysis import syntax_only
-from kivgraph.indexing import languages_at
 from kivgraph.model import EXACT_CONFIDENCES, Language
 from kivgraph.scip.analyzers import analyzer_for
 from kivgraph.shard import parse_shard
+from kivgraph.snapshot import languages_at
 from kivgraph.store import NOTES_REF
 from kivgraph.store.git import first_line, git_dir, lookup, open_repository, resolve_commit, run_git
 from kivgraph.store.notes import NotesStore

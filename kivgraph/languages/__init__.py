@@ -97,12 +97,12 @@ class LanguageAdapter(Protocol):
 
 
 ADAPTER_MODULES: dict[Language, tuple[str, str]] = {
-    Language.PYTHON: ("kivgraph.languages.python", "PythonAdapter"),
-    Language.GO: ("kivgraph.languages.go", "GoAdapter"),
-    Language.TYPESCRIPT: ("kivgraph.languages.typescript", "TypeScriptAdapter"),
-    Language.JAVASCRIPT: ("kivgraph.languages.typescript", "JavaScriptAdapter"),
-    Language.RUST: ("kivgraph.languages.rust", "RustAdapter"),
-    Language.DART: ("kivgraph.languages.dart", "DartAdapter"),
+    Language.PYTHON: ("kivgraph.languages.python.adapter", "PythonAdapter"),
+    Language.GO: ("kivgraph.languages.go.adapter", "GoAdapter"),
+    Language.TYPESCRIPT: ("kivgraph.languages.typescript.adapter", "TypeScriptAdapter"),
+    Language.JAVASCRIPT: ("kivgraph.languages.typescript.adapter", "JavaScriptAdapter"),
+    Language.RUST: ("kivgraph.languages.rust.adapter", "RustAdapter"),
+    Language.DART: ("kivgraph.languages.dart.adapter", "DartAdapter"),
 }
 
 

@@ -101,7 +101,7 @@ Held = list[tuple[Edge | Unresolved, str]]
 """Rows whose existence waits on a name: a blind spot (and the edge to where its path stopped) is
 recorded only when some declaration in the tree carries the name it looked for. Facts hold back
 those whose name no declaration in sight has; a caller that sees only part of the tree (a shard,
-kivgraph/units.py) decides them once every declaration is known, and one that sees all drops them."""
+kivgraph/compose.py) decides them once every declaration is known, and one that sees all drops them."""
 
 
 @dataclass(slots=True)

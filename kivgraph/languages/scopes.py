@@ -8,7 +8,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from kivgraph.languages.syntax import Binding, Declaration, FileSyntax, Import, Role
-from kivgraph.model import TYPE_KINDS, Language, Package, SymbolKind
+from kivgraph.model import TYPE_KINDS, Language, Package, Symbol, SymbolKind
 
 HERITAGE_ROLES = frozenset({Role.EXTENDS, Role.IMPLEMENTS, Role.EMBEDS})
 
@@ -155,3 +155,9 @@ class FileScopes:
         if len(candidates) > 1 and len({self.parents[i] for i in candidates}) == 1:
             return [max(candidates, key=lambda i: self.syntax.declarations[i].start_byte)]
         return candidates
+
+
+def is_file_module(symbol: Symbol) -> bool:
+    """Whether the symbol is a file's own module (not a declaration: its name is the file's)."""
+    return (symbol.kind is SymbolKind.MODULE and (symbol.name_line, symbol.name_column) == (1, 0)
+            and symbol.qualified_name == module_qualified_name(symbol.file))  # fmt: skip

@@ -31,18 +31,9 @@ from kivgraph.model import (
     last_name,
 )
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
-from kivgraph.scip.index import (
-    Document,
-    Occurrence,
-    Role,
-    ScipIndex,
-    ScipSymbol,
-    Suffix,
-    TextEncoding,
-    is_local,
-    parse_symbol,
-)
+from kivgraph.scip.index import Document, Occurrence, Role, ScipIndex, TextEncoding
 from kivgraph.scip.late import LateDefinition, LateGo, LateSites, LateUse
+from kivgraph.scip.symbols import ScipSymbol, Suffix, is_local, parse_symbol
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
 LOCALS_FOLLOWED = frozenset({Provenance.SCIP_TYPESCRIPT})

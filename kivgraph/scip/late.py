@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from kivgraph.model import FUNCTION_VALUE_KINDS, Confidence, Edge, EdgeKind, ExternalReference, Language, Provenance
 from kivgraph.scip.go_names import go_versions, member, versioned
-from kivgraph.scip.index import parse_symbol
+from kivgraph.scip.symbols import parse_symbol
 
 if TYPE_CHECKING:
     from kivgraph.scip.run import AnalyzerRun

@@ -1,7 +1,7 @@
 """Joining generations column by column: the columns of one generation made of the rows that some
 pieces give (each the rows of some of its files), without building a row object per edge.
 
-Reuse across commits and shard merges compose this way (kivgraph/units.py). The result is what
+Reuse across commits and shard merges compose this way (kivgraph/compose.py). The result is what
 `codec.columns_of` makes of the generation holding those rows, so it encodes to the same bytes.
 """
 

@@ -11,7 +11,7 @@ import pytest
 
 from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
-from kivgraph.languages.dart import DartAdapter
+from kivgraph.languages.dart.adapter import DartAdapter
 from kivgraph.languages.syntax import FileSyntax, Import, Role
 from kivgraph.model import Confidence, EdgeKind, Generation, Language, SymbolKind
 from tests.languages.helpers import declaration, fixture_layout, inside, references

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
-from kivgraph.languages.go import GoAdapter
+from kivgraph.languages.go.adapter import GoAdapter
 from kivgraph.languages.syntax import Declaration, FileSyntax, Import, Reference, Role
 from kivgraph.model import Language, Package, SymbolKind
 from tests.languages.helpers import fixture_layout, qualified, refs

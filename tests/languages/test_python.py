@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kivgraph.languages import ModuleTarget
-from kivgraph.languages.python import PythonAdapter
+from kivgraph.languages.python.adapter import PythonAdapter
 from kivgraph.languages.syntax import Binding, FileSyntax, Import, Reference, Role
 from kivgraph.model import Language, Package, SymbolKind
 from tests.languages.helpers import fixture_layout, qualified, refs

@@ -9,7 +9,7 @@ import pytest
 
 from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget
-from kivgraph.languages.rust import RustAdapter
+from kivgraph.languages.rust.adapter import RustAdapter
 from kivgraph.languages.syntax import FileSyntax, Import, Role
 from kivgraph.model import Confidence, EdgeKind, Language, SymbolKind
 from tests.languages.helpers import declaration, fixture_layout, inside, references

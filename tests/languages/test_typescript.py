@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from kivgraph.indexing import index_repository
 from kivgraph.languages import ModuleTarget, RepoLayout, adapter, language_of
 from kivgraph.languages.syntax import Declaration, ExportAlias, FileSyntax, Import, Role
-from kivgraph.languages.typescript import JavaScriptAdapter, TypeScriptAdapter
+from kivgraph.languages.typescript.adapter import JavaScriptAdapter, TypeScriptAdapter
 from kivgraph.model import Confidence, EdgeKind, Language, SymbolKind
 from tests.languages.helpers import fixture_layout, qualified_all
 

@@ -15,6 +15,7 @@ from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip import run
 from kivgraph.scip.analyzers import ANALYZERS
 from kivgraph.scip.index import Document, Occurrence, ScipIndex, Span, TextEncoding
+from kivgraph.scip.projects import Project
 from tests.conftest import FIXTURES, Repo
 from tests.scip.analyzers import require
 
@@ -221,7 +222,7 @@ def go_run(root: str, occurrences: list[tuple[str, int]], local: tuple[tuple[str
     [spec] = [s for s in ANALYZERS if s.name == "scip-go"]
     document = Document("x.go", "go", tuple(Occurrence(Span(0, 0, 0, 1), s, r, None) for s, r in occurrences), ())
     index = ScipIndex("scip-go", "0.2.9", "", TextEncoding.UTF8, (document,), ())
-    return run.AnalyzerRun(run.Project(spec, root, Language.GO), index, 1.0, (), local)
+    return run.AnalyzerRun(Project(spec, root, Language.GO), index, 1.0, (), local)
 
 
 def test_two_copies_of_one_module_path_keep_their_uses_apart():

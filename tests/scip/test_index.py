@@ -3,17 +3,8 @@
 import pytest
 
 from kivgraph.scip import scip_subset_pb2 as pb
-from kivgraph.scip.index import (
-    Descriptor,
-    Role,
-    ScipIndexError,
-    Span,
-    Suffix,
-    TextEncoding,
-    is_local,
-    load_index,
-    parse_symbol,
-)
+from kivgraph.scip.index import Role, ScipIndexError, Span, TextEncoding, load_index
+from kivgraph.scip.symbols import Descriptor, Suffix, is_local, parse_symbol
 
 
 def test_a_typescript_method_symbol_parses_into_package_and_descriptors():

@@ -12,6 +12,7 @@ from kivgraph.cli import cli
 from kivgraph.indexing import index_repository
 from kivgraph.model import Confidence, EdgeKind, Language
 from kivgraph.scip import run
+from kivgraph.scip.projects import projects
 from tests.scip.analyzers import require
 from tests.scip.test_ingest import ANIMALS, named_edges
 
@@ -106,7 +107,7 @@ def test_a_missing_analyzer_is_an_invisible_scope_naming_how_to_install_it(make_
     ],
 )
 def test_each_indexer_runs_once_per_project_root(paths: list[str], expected: list[tuple[str, str]]):
-    found = run.projects(paths, frozenset({Language.TYPESCRIPT, Language.GO, Language.RUST}))
+    found = projects(paths, frozenset({Language.TYPESCRIPT, Language.GO, Language.RUST}))
     assert [(p.spec.name, p.root) for p in found] == expected
 
 
@@ -256,7 +257,7 @@ def test_a_copy_of_the_tree_holds_what_its_indexers_read(paths: list[str], copie
     contents = {p: b"package b\n\n//go:embed static\nvar site embed.FS\n" if p == "b/b.go" else b"x\n" for p in paths}
     files = [(p, lambda p=p: contents[p]) for p in paths]
     languages = frozenset({Language.GO, Language.TYPESCRIPT})
-    written = run.copied_files(files, run.projects(paths, languages))
+    written = run.copied_files(files, projects(paths, languages))
     assert [path for path, _ in written] == copied
     assert all(data == contents[path] for path, data in written)
 

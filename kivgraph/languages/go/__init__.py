@@ -1,5 +1,1 @@
 """Go's syntax layer: tree-sitter queries (package data), extraction, module resolution."""
-
-from kivgraph.languages.go.adapter import GoAdapter
-
-__all__ = ["GoAdapter"]

@@ -1,5 +1,1 @@
 """The Rust language adapter: tree-sitter syntax layer, Cargo crates and module files."""
-
-from kivgraph.languages.rust.adapter import RustAdapter
-
-__all__ = ["RustAdapter"]

@@ -3,7 +3,3 @@
 `TypeScriptAdapter` covers .ts/.tsx/.mts/.cts (declaration files included), `JavaScriptAdapter`
 .js/.jsx/.mjs/.cjs; both share one implementation.
 """
-
-from kivgraph.languages.typescript.adapter import JavaScriptAdapter, TypeScriptAdapter
-
-__all__ = ["JavaScriptAdapter", "TypeScriptAdapter"]
