@@ -5,7 +5,7 @@ Reuse across commits and shard merges compose this way (kivgraph/compose.py). Th
 `codec.columns_of` makes of the generation holding those rows, so it encodes to the same bytes.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -219,8 +219,8 @@ def _with_externals(found: dict[str, Ints], added: Sequence[ExternalReference], 
     if not added:
         return _ordered(found, np.argsort(found["file"], kind="stable"))
     names = tuple(SCHEMA["external_references"])
-    records = list(zip(*(found[name].tolist() for name in names), strict=True))
     code = {name: {value: i for i, value in enumerate(values)} for name, values in VOCABULARIES.items()}
+    rows: list[tuple[int, ...]] = []
     for x in added:
         source = new_symbol.get(key_bytes(x.source))
         if source is None:
@@ -229,45 +229,56 @@ def _with_externals(found: dict[str, Ints], added: Sequence[ExternalReference], 
                "symbol": n.number(x.symbol), "file": new_file[x.file] if x.file else NONE, "line": x.line,
                "manager": n.number(x.manager), "version": n.number(x.version),
                "provenance": code["provenance"][x.provenance], "kind": code["edge_kind"][x.kind]}  # fmt: skip
-        records.append(tuple(row[name] for name in names))
-    table = list(n.strings)
-    paths = sorted(new_file)
-    at = {name: k for k, name in enumerate(names)}
-    key = _key_texts(keys, [r[at["source"]] for r in records])
+        rows.append(tuple(row[name] for name in names))
+    extra = np.array(rows, dtype=np.int64).reshape(len(rows), len(names))
+    table = {name: np.concatenate([found[name], extra[:, k]]) for k, name in enumerate(names)}
+    strings, paths = list(n.strings), sorted(new_file)
+    text, key = strings.__getitem__, _key_texts(keys, table["source"].tolist()).__getitem__
+    return _sorted_by_text(table, [("file", lambda i: "" if i == NONE else paths[i]), ("line", None),
+                                   ("package", text), ("symbol", text), ("source", key), ("manager", text),
+                                   ("version", text)])  # fmt: skip
 
-    def text(r: tuple[int, ...]) -> tuple[object, ...]:
-        path = "" if r[at["file"]] == NONE else paths[r[at["file"]]]
-        return (path, r[at["line"]], table[r[at["package"]]], table[r[at["symbol"]]], key[r[at["source"]]],
-                table[r[at["manager"]]], table[r[at["version"]]])  # fmt: skip
 
-    records.sort(key=text)
-    return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
+def _sorted_by_text(table: dict[str, Ints], by: Sequence[tuple[str, Callable[[int], str] | None]]) -> dict[str, Ints]:
+    """The rows sorted by the texts of the columns `by` names in turn (a column without a text
+    function by its number), ties kept in their order: what sorting the rows' texts does, with each
+    text sorted once however many rows name it."""
+    columns = [table[name] if text is None else _ranks(table[name], text) for name, text in by]
+    return _ordered(table, np.lexsort(columns[::-1]))  # lexsort's last key is the first, and it is stable
+
+
+def _ranks(ids: Ints, text: Callable[[int], str]) -> Ints:
+    """Each id's place among the texts of the ids present (equal texts, one place), so that sorting
+    by it sorts by text."""
+    used = np.unique(ids)
+    texts = [text(i) for i in used.tolist()]
+    order = sorted(range(len(texts)), key=texts.__getitem__)
+    place = np.empty(len(texts), dtype=np.int64)
+    for at, k in enumerate(order):
+        place[k] = at if at == 0 or texts[k] != texts[order[at - 1]] else place[order[at - 1]]
+    return place[np.searchsorted(used, ids)]
 
 
 def _with_unresolved(found: dict[str, Ints], added: Sequence[Unresolved], n: _Numbering, keys: bytes,
                      new_symbol: dict[bytes, int], new_file: dict[str, int]) -> dict[str, Ints]:  # fmt: skip
     """The unresolved records with those added, sorted as the codec sorts them (by their text)."""
     names = tuple(SCHEMA["unresolved"])
-    records = list(zip(*(found[name].tolist() for name in names), strict=True))
     languages = {value: i for i, value in enumerate(VOCABULARIES["language"])}
     number = n.number
+    rows: list[tuple[int, ...]] = []
     for u in added:
         source = NONE if u.source is None else new_symbol.get(key_bytes(u.source), MISSING)
         if source == MISSING:
             raise JoinError(f"an unresolved record added in {u.file} has a source in no piece's files")
-        records.append((number(u.reason), languages[u.language], new_file[u.file] if u.file else NONE, u.line,
-                        number(u.requested_package), number(u.requested_symbol), source, number(u.detail)))  # fmt: skip
-    table = list(n.strings)
-    paths = sorted(new_file)
-    key = _key_texts(keys, [r[6] for r in records])
-
-    def text(r: tuple[int, ...]) -> tuple[object, ...]:
-        reason, _, file, line, package, symbol, source, detail = r
-        path = "" if file == NONE else paths[file]
-        return (path, line, table[reason], table[package], table[symbol], key[source], table[detail])
-
-    records.sort(key=text)
-    return {name: np.array([r[k] for r in records], dtype=np.int64) for k, name in enumerate(names)}
+        rows.append((number(u.reason), languages[u.language], new_file[u.file] if u.file else NONE, u.line,
+                     number(u.requested_package), number(u.requested_symbol), source, number(u.detail)))  # fmt: skip
+    extra = np.array(rows, dtype=np.int64).reshape(len(rows), len(names))
+    table = {name: np.concatenate([found[name], extra[:, k]]) for k, name in enumerate(names)}
+    strings, paths = list(n.strings), sorted(new_file)
+    text, key = strings.__getitem__, _key_texts(keys, table["source"].tolist()).__getitem__
+    return _sorted_by_text(table, [("file", lambda i: "" if i == NONE else paths[i]), ("line", None),
+                                   ("reason", text), ("requested_package", text), ("requested_symbol", text),
+                                   ("source", key), ("detail", text)])  # fmt: skip
 
 
 def _key_texts(keys: bytes, sources: Sequence[int]) -> dict[int, str]:

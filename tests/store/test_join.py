@@ -101,3 +101,28 @@ def test_pieces_that_do_not_make_one_generation_are_refused_by_name(whole: Gener
                                                                  if k != "role"}})  # fmt: skip
     with pytest.raises(JoinError, match="files.role: an older kivgraph"):
         join(whole.header, [Piece(older, files, True)], ())
+
+
+def test_rows_sorted_by_text_ranks_are_the_rows_sorted_by_their_texts_ties_kept_in_order():
+    """The merge sorts the rows it adds with the rows it takes as the codec sorts rows, by texts:
+    each text is ranked once and the rows sorted by ranks, which must order them as sorting the
+    texts does — equal texts under different numbers, numbers compared as numbers, ties in order."""
+    import random
+
+    import numpy as np
+
+    from kivgraph.store.join import _sorted_by_text
+
+    rng = random.Random(15)
+    words = ["", "a", "b", "ab", "B", "é", "a/b", "a.b", "z"]
+    strings = [rng.choice(words) + rng.choice(words) for _ in range(40)]  # equal texts under several numbers
+    rows = 500
+    table = {"name": np.array([rng.randrange(40) for _ in range(rows)], dtype=np.int64),
+             "line": np.array([rng.randrange(-1, 3) for _ in range(rows)], dtype=np.int64),
+             "other": np.array([rng.randrange(40) for _ in range(rows)], dtype=np.int64),
+             "row": np.arange(rows, dtype=np.int64)}  # fmt: skip
+    text = strings.__getitem__
+    got = _sorted_by_text(table, [("name", text), ("line", None), ("other", text)])
+    expected = sorted(range(rows), key=lambda r: (strings[table["name"][r]], table["line"][r],
+                                                  strings[table["other"][r]]))  # fmt: skip
+    assert got["row"].tolist() == expected
