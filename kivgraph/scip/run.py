@@ -1,4 +1,5 @@
-"""Running the SCIP indexers over a tree: where each one runs, with what, and what became of it.
+"""Running the SCIP indexers over a tree, one per project (kivgraph/scip/projects.py): in which
+directory each runs, with what, and what became of it.
 
 Indexers run where the indexed files are: in the working tree itself when it holds exactly the
 indexed commit (that is where installed dependencies live), else — and always for Go, whose
