@@ -251,8 +251,9 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
         )
         checked = frozenset(i for i in closure if depends.by_id[i].analyzer != SYNTAX and (i in chosen or i in loaded))
         tree = [(f.path, f.read) for f in readable(part)]
+        go_modules = frozenset(u.root for u in plan.units if u.analyzer == "scip-go")
         analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
-                            checked)  # fmt: skip
+                            checked, go_modules)  # fmt: skip
     held: Held = []
     # Only the rows of the chosen units' files (and of files no unit owns) are taken (compose).
     facts_of = frozenset(f.path for f in part.files if (u := owner.get(f.path)) is None or u.id in chosen)

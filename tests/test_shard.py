@@ -370,6 +370,38 @@ def test_go_modules_of_one_path_and_loose_go_files_key_alike_in_shards_and_one_r
     assert len(mains) == 6 and len({s.key for s in mains}) == 6
 
 
+def test_twin_modules_each_replaced_by_its_own_app_bind_to_their_own_declarations(make_repo, tmp_path: Path):
+    """Found indexing kivgraph's own fixtures in 3 shards: two modules of one path
+    (example.com/lib), each replaced by its own app. In the shard that held one app and the other
+    lib, the app's call `greet.Hello()` met the other lib's declaration — the shard told the twins
+    apart only by the modules it ran — and the merge swapped the two apps' targets. A shard now
+    tells them apart by every Go module of the tree, so the use waits for the merge and binds to
+    its own lib."""
+    require("scip-go")
+    fixtures = Path(__file__).parent / "fixtures" / "go"
+    files: dict[str, str | bytes] = {
+        f"{prefix}/{path.relative_to(fixtures / name).as_posix()}": path.read_bytes()
+        for prefix, name in (("a", "nested"), ("b", "workspace"))
+        for path in sorted((fixtures / name).rglob("*")) if path.is_file()
+    }  # fmt: skip
+    repo = make_repo(files)
+    hazard = False
+    for count in (2, 3, 4):
+        split = json.loads(run("plan", str(repo.path), "--languages", "go", "--shards", str(count), "--json"))
+        shard_of = {unit: k for k, shard in enumerate(split["shards"]) for unit in shard["units"]}
+        if shard_of["scip-go:a"] != shard_of["scip-go:a/lib"] and shard_of["scip-go:a"] == shard_of["scip-go:b/lib"]:
+            hazard = True
+            work = tmp_path / str(count)
+            work.mkdir()
+            one, merged = shards_and_one(repo, work, count, "--languages", "go")
+            same(one, merged)
+            hello = {s.key: s.file for s in one.symbols if s.qualified_name == "Hello"}
+            calls = {e.file: hello[e.target] for e in merged.edges
+                     if e.target in hello and e.kind.value == "CALLS_DIRECT"}  # fmt: skip
+            assert calls == {"a/cmd/app/main.go": "a/lib/greet/greet.go", "b/app/cmd/main.go": "b/lib/greet/greet.go"}
+    assert hazard, "no shard count put an app beside the twin of the lib it replaces: the test no longer tests it"
+
+
 VENDORED: dict[str, str | bytes] = {
     "lib/go.mod": "module example.com/lib\n\ngo 1.21\n",
     "lib/lib.go": "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n"

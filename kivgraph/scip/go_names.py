@@ -1,14 +1,19 @@
 """How the Go indexes of one tree name each module's symbols once merged into one index (a use in
 one module of another's declaration meets it there): kivgraph/scip/run.py merge_go, late.py bind."""
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 
-def go_versions(runs: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> list[dict[str, str]]:
+def go_versions(runs: Sequence[tuple[str, Sequence[tuple[str, str]]]],
+                tree: Collection[str] | None = None) -> list[dict[str, str]]:  # fmt: skip
     """For the Go runs of one tree, as (root, local_modules), each run's module path → the version
     its symbols take in the merged index, for the modules loaded from a directory some run is
-    rooted at: `.` for a module at one such directory, `./dir` for one of two modules of a path."""
-    defining = {root for root, _ in runs}
+    rooted at: `.` for a module at one such directory, `./dir` for one of two modules of a path.
+
+    `tree`: the roots of every Go module of the tree, when the runs are only some of them (a
+    shard's): a module path two of them share is then told apart by directory even where one
+    of the two did not run here, so that a use of the one never meets the other's declaration."""
+    defining = set(tree) if tree is not None else {root for root, _ in runs}
     pairs = {(path, directory) for _, local in runs for path, directory in local if directory in defining}
     directories: dict[str, set[str]] = {}
     for path, directory in pairs:

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -396,7 +396,7 @@ def _go_packages(
     return scopes, tuple(sorted(listing.local_modules.items()))
 
 
-def merge_go(runs: list[AnalyzerRun]) -> list[AnalyzerRun]:
+def merge_go(runs: list[AnalyzerRun], tree: Collection[str] | None = None) -> list[AnalyzerRun]:
     """The Go indexes of one tree as one, so that a use in one module of a declaration in another
     module of the same tree is an exact edge like any other.
 
@@ -405,12 +405,13 @@ def merge_go(runs: list[AnalyzerRun]) -> list[AnalyzerRun]:
     from inside the tree (the module itself, a `replace` or go.work `use` of a sibling), its
     symbols are given one version per directory in every index, so the use and the declaration
     meet; a module it loaded from anywhere else (a published version of the same path) keeps its
-    own version and stays external.
+    own version and stays external. `tree`: the roots of every Go module of the tree, when these
+    runs are some of them (go_versions).
     """
     go = [(r, r.index) for r in runs if r.project.spec.name == "scip-go" and r.index is not None]
     if not go:
         return runs
-    tables = go_versions([(r.project.root, r.local_modules) for r, _ in go])
+    tables = go_versions([(r.project.root, r.local_modules) for r, _ in go], tree)
     defined = {
         versioned(symbol, table)
         for (_, index), table in zip(go, tables, strict=True)
@@ -488,9 +489,12 @@ class Analysis:
         worktree: str | None,
         in_place: bool = False,
         only: frozenset[str] | None = None,
+        go_modules: frozenset[str] | None = None,
     ) -> None:
         """`only`: run just the projects with these ids, and state nothing of the whole tree (the
-        caller does: kivgraph/units.py, which indexes a few units)."""
+        caller does: kivgraph/units.py, which indexes a few units). `go_modules`: then, the roots of
+        every Go module of the whole tree, so that two modules of one path stay apart (merge_go)."""
+        self.go_modules = go_modules
         paths = [p for p, _ in files]
         self.left_out = unconfigured(paths, languages) if only is None else []
         wanted = [p for p in projects(paths, languages) if only is None or p.id in only]
@@ -536,7 +540,7 @@ class Analysis:
         try:
             if self.runs is None:
                 self.unmerged = [future.result() for future in self.pending]
-                self.runs = merge_go(self.unmerged)
+                self.runs = merge_go(self.unmerged, self.go_modules)
             return self.runs, self.left_out
         finally:
             self.pool.shutdown(wait=True, cancel_futures=True)
