@@ -11,8 +11,9 @@ def go_versions(runs: Sequence[tuple[str, Sequence[tuple[str, str]]]],
     rooted at: `.` for a module at one such directory, `./dir` for one of two modules of a path.
 
     `tree`: the roots of every Go module of the tree, when the runs are only some of them (a
-    shard's): a module path two of them share is then told apart by directory even where one
-    of the two did not run here, so that a use of the one never meets the other's declaration."""
+    shard's, or those that gave an index): a module path two of them share is then told apart by
+    directory even where one of the two did not run, so that a use of the one never meets the
+    other's declaration."""
     defining = set(tree) if tree is not None else {root for root, _ in runs}
     pairs = {(path, directory) for _, local in runs for path, directory in local if directory in defining}
     directories: dict[str, set[str]] = {}

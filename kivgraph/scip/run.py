@@ -396,7 +396,7 @@ def _go_packages(
     return scopes, tuple(sorted(listing.local_modules.items()))
 
 
-def merge_go(runs: list[AnalyzerRun], tree: Collection[str] | None = None) -> list[AnalyzerRun]:
+def merge_go(runs: list[AnalyzerRun], tree: Collection[str]) -> list[AnalyzerRun]:
     """The Go indexes of one tree as one, so that a use in one module of a declaration in another
     module of the same tree is an exact edge like any other.
 
@@ -405,8 +405,8 @@ def merge_go(runs: list[AnalyzerRun], tree: Collection[str] | None = None) -> li
     from inside the tree (the module itself, a `replace` or go.work `use` of a sibling), its
     symbols are given one version per directory in every index, so the use and the declaration
     meet; a module it loaded from anywhere else (a published version of the same path) keeps its
-    own version and stays external. `tree`: the roots of every Go module of the tree, when these
-    runs are some of them (go_versions).
+    own version and stays external. `tree`: the roots of every Go module of the tree, which these
+    runs are some of (go_versions: a module that did not run, or gave no index, still has a directory).
     """
     go = [(r, r.index) for r in runs if r.project.spec.name == "scip-go" and r.index is not None]
     if not go:
@@ -492,12 +492,15 @@ class Analysis:
         go_modules: frozenset[str] | None = None,
     ) -> None:
         """`only`: run just the projects with these ids, and state nothing of the whole tree (the
-        caller does: kivgraph/units.py, which indexes a few units). `go_modules`: then, the roots of
-        every Go module of the whole tree, so that two modules of one path stay apart (merge_go)."""
-        self.go_modules = go_modules
+        caller does: kivgraph/units.py, which indexes a few units). `go_modules`: the roots of every
+        Go module of the whole tree (default: those of `files`), so that two modules of one path stay
+        apart whether or not both run here, or both indexed (merge_go)."""
         paths = [p for p, _ in files]
         self.left_out = unconfigured(paths, languages) if only is None else []
-        wanted = [p for p in projects(paths, languages) if only is None or p.id in only]
+        found = projects(paths, languages)
+        wanted = [p for p in found if only is None or p.id in only]
+        self.go_modules = go_modules if go_modules is not None else frozenset(
+            p.root for p in found if p.spec.name == "scip-go")  # fmt: skip
         self.in_place = bool(in_place and worktree)
         self.scratch = Path(tempfile.mkdtemp(prefix="kivgraph-scip-")) if wanted else None
         self.pool = ThreadPoolExecutor(max_workers=ANALYZER_WORKERS, thread_name_prefix="kivgraph-analyzers")

@@ -232,15 +232,30 @@ def test_two_copies_of_one_module_path_keep_their_uses_apart():
         go_run("lib", [(hello, 1)], (("example.com/lib", "lib"),)),
         go_run("old/lib", [(hello, 1)], (("example.com/lib", "old/lib"),)),
     ]
-    [merged] = run.merge_go(runs)
+    [merged] = run.merge_go(runs, {"app", "lib", "old/lib"})
     assert merged.index is not None
     symbols = {d.path: d.occurrences[0].symbol for d in merged.index.documents}
     assert symbols["app/x.go"] == symbols["lib/x.go"] != symbols["old/lib/x.go"]
+
+
+def test_a_use_of_a_module_that_did_not_run_never_meets_its_twins_declaration():
+    """app uses the lib it replaces, whose indexer did not run here (another shard's, or it
+    crashed); old/lib, of the same module path, did run. The use must not meet old/lib's
+    declaration: the tree's modules, not the runs, tell the two directories apart."""
+    hello = "scip-go gomod example.com/lib . `example.com/lib/greet`/Hello()."
+    runs = [
+        go_run("app", [(hello, 0)], (("example.com/app", "app"), ("example.com/lib", "lib"))),
+        go_run("old/lib", [(hello, 1)], (("example.com/lib", "old/lib"),)),
+    ]
+    [merged] = run.merge_go(runs, {"app", "lib", "old/lib"})
+    assert merged.index is not None
+    symbols = {d.path: d.occurrences[0].symbol for d in merged.index.documents}
+    assert symbols["app/x.go"] != symbols["old/lib/x.go"]
 
 
 def test_a_failed_module_keeps_its_own_run_and_scope_beside_the_merged_ones():
     crashed = run.AnalyzerRun(
         go_run("tools", [], ()).project, None, 1.0, (InvisibleScope("ANALYZER_CRASHED", Language.GO, "tools", "tools"),)
     )
-    merged = run.merge_go([go_run("", [], (("example.com/app", ""),)), crashed])
+    merged = run.merge_go([go_run("", [], (("example.com/app", ""),)), crashed], {"", "tools"})
     assert [(r.project.root, r.index is None) for r in merged] == [("", False), ("tools", True)]
