@@ -486,3 +486,44 @@ def test_uses_of_a_sibling_another_shard_type_checks_are_bound_at_the_merge(make
         e.kind.value for e in merged.edges if e.file == "app/main.go" and e.confidence.value == "EXACT_TYPECHECKED"
     }
     assert {"CALLS_DIRECT", "PASSES_AS_CALLBACK", "IMPLEMENTS", "EMBEDS", "TYPE_USES"} <= kinds, kinds
+
+
+UNDATED: dict[str, str | bytes] = {
+    # As gopkg.in/yaml.v3 does: no `go` line (the go command assumes go 1.16), and a requirement.
+    "a/go.mod": "module example.com/a\n\nrequire gopkg.in/check.v1 v0.0.0-20161208181325-20d25e280405\n",
+    "a/a.go": 'package a\n\nimport "strings"\n\n// Up shouts.\n'
+    "func Up(s string) string { return strings.ToUpper(s) }\n",
+    "a/go.sum": "gopkg.in/check.v1 v0.0.0-20161208181325-20d25e280405 h1:yhCVgyC4o1eVCa2tZl7eS0r+SDo693bJlVdllGtEeKM=\n"
+    "gopkg.in/check.v1 v0.0.0-20161208181325-20d25e280405/go.mod h1:Co6ibVJAznAaIkqp8huTwlJQCZ016jof/cbN4VW5Yz0=\n",
+    "a/a_test.go": 'package a\n\nimport (\n\t"testing"\n\n\t. "gopkg.in/check.v1"\n)\n\n'
+    "func Test(t *testing.T) { TestingT(t) }\n",
+    "b/go.mod": "module example.com/b\n\ngo 1.21\n",
+    "b/b.go": 'package b\n\nimport "fmt"\n\n// B prints.\nfunc B() string { return fmt.Sprint(1) }\n'
+    + "".join(f"func Pad{i}() {{}}\n" for i in range(40)),
+    "c/go.mod": "module example.com/c\n\ngo 1.19\n\nrequire example.com/a v0.0.0\n\nreplace example.com/a => ../a\n",
+    "c/c.go": 'package c\n\nimport (\n\t"fmt"\n\n\t"example.com/a"\n)\n\n'
+    '// C uses a.\nfunc C() string { return fmt.Sprint(a.Up("x")) }\n',
+}
+
+
+def test_no_go_command_rewrites_a_go_mod_another_modules_index_then_reads(make_repo, tmp_path: Path):
+    """Found on the monorepo benchmark with go.uber.org/zap beside gopkg.in/yaml.v3: `go mod
+    download` (run before each module's type checker) wrote a `go 1.26.8` line, the toolchain's,
+    into yaml.v3's go.mod, which has none; zap's go command, which loads yaml.v3 from the tree,
+    then raised zap's own go line to match. scip-go names the standard library by the module's go
+    version, so zap's 3,462 uses of it said go1.26.8 in one run and go1.19 in the shard where
+    yaml.v3 did not run before it: the merge differed from one run, and one run from itself with
+    the order its modules happened to run in. Every module's go.mod now stays as committed."""
+    require("scip-go")
+    repo = make_repo(UNDATED)
+    one, merged = shards_and_one(repo, tmp_path, 2, "--languages", "go")
+    same(one, merged)
+    versions: dict[str, set[str]] = {}
+    for x in one.external_references:
+        if x.package == "github.com/golang/go/src":
+            versions.setdefault(x.file.partition("/")[0], set()).add(x.version)
+    # Each module's own go version; the go command's default for the one that states none.
+    assert versions == {"a": {"go1.16"}, "b": {"go1.21"}, "c": {"go1.19"}}
+    assert one.invisible_scopes == ()  # and every package loaded, check.v1's too
+    up = next(s.key for s in one.symbols if s.qualified_name == "Up")
+    assert [e.confidence.value for e in one.edges if e.file == "c/c.go" and e.target == up] == ["EXACT_TYPECHECKED"]

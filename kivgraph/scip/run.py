@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kivgraph.languages.go.modules import go_mod_token, local_replacements
+from kivgraph.languages.go.modules import UNDATED_GO_VERSION, dated, go_mod_token, go_version, local_replacements
 from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import locate, run_tool
@@ -145,7 +145,8 @@ PROJECT_VERSION = "0"
 file that did not change do not change either (kivgraph/reuse.py keeps them)."""
 
 
-def command(project: Project, binary: str, output: Path) -> list[str]:
+def command(project: Project, binary: str, output: Path, go: str = UNDATED_GO_VERSION) -> list[str]:
+    """The indexer's command line (`go`: a Go module's version, from its go.mod)."""
     name = project.spec.name
     if name == "scip-typescript":
         return [binary, "index", "--output", str(output)]
@@ -153,7 +154,9 @@ def command(project: Project, binary: str, output: Path) -> list[str]:
         return [binary, "index", "--project-name", "repository", "--project-version", PROJECT_VERSION,
                 "--output", str(output)]  # fmt: skip
     if name == "scip-go":
-        return [binary, "index", "--module-root", ".", "-o", str(output)]
+        # scip-go names the standard library by the module's go version, which it asks `go list`
+        # for (none, for a go.mod without a go line; the toolchain's when that fails): stated.
+        return [binary, "index", "--module-root", ".", "--go-version", f"go{go}", "-o", str(output)]
     return [binary, "scip", ".", "--output", str(output)]
 
 
@@ -200,7 +203,8 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
     go = {"GOWORK": workspace, "GOFLAGS": go_flags()}
     # scip-go quietly labels packages it cannot load as standard library; fetching the
     # module's dependencies first is what `go build` would do, and says what is missing.
-    problem = "" if _vendored(cwd, go) else _go_dependencies(cwd, go)
+    scratch = outputs / f"go-mod-{abs(hash(project.root))}"
+    problem = "" if _vendored(cwd, go) else _go_dependencies(cwd, go, None if workspace != "off" else scratch)
     warnings = (
         (InvisibleScope("MODULE_DEPENDENCIES_MISSING", project.language, where, project.root,
                         f"go mod download: {problem}"),) if problem else ()
@@ -210,7 +214,8 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
     extra = {**go, "GOPROXY": "off"}
     with ThreadPoolExecutor(1, thread_name_prefix="kivgraph-go-list") as beside:
         listing = beside.submit(_go_packages, project, cwd, tree, extra)
-        run = _analyze(project, found.path, cwd, outputs, extra, started, warnings)
+        version = go_version((cwd / "go.mod").read_text(encoding="utf-8", errors="replace"))
+        run = _analyze(project, found.path, cwd, outputs, extra, started, warnings, version)
         loaded, local = listing.result()
     if run.index is None:
         return run
@@ -219,12 +224,13 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
 
 
 def _analyze(project: Project, executable: str, cwd: Path, outputs: Path, extra: dict[str, str] | None,
-             started: float, warnings: tuple[InvisibleScope, ...]) -> AnalyzerRun:  # fmt: skip
+             started: float, warnings: tuple[InvisibleScope, ...],
+             go: str = UNDATED_GO_VERSION) -> AnalyzerRun:  # fmt: skip
     """The analyzer's run in `cwd` and its index read back, or the blind spot it leaves."""
     where = project.root or "."
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
-        done = run_tool(command(project, executable, output), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
+        done = run_tool(command(project, executable, output, go), cwd, ANALYZER_TIMEOUT_SECONDS, extra)
     except subprocess.TimeoutExpired:
         return _blind(project, started, warnings, "ANALYZER_TIMEOUT",
                       f"did not finish within {ANALYZER_TIMEOUT_SECONDS:g}s")  # fmt: skip
@@ -352,12 +358,34 @@ def _vendored(module: Path, env: dict[str, str]) -> bool:
             and not {"-mod=mod", "-mod=readonly"} & set(flags))  # fmt: skip
 
 
-def _go_dependencies(module: Path, env: dict[str, str]) -> str:
-    """ "" when every dependency of the module is available; else why not (first error line)."""
+def _go_dependencies(module: Path, env: dict[str, str], scratch: Path | None) -> str:
+    """ "" when every dependency of the module is available; else why not (first error line).
+
+    `go mod download` rewrites the go.mod it runs with (a missing `go` line becomes the toolchain's
+    version, a go line older than a dependency's is raised, indirect requirements are listed), and
+    on the copy of the tree that go.mod is read by every module that replaces this one by its
+    directory, whose own go line the go command then raised to match: what a module's index said
+    (scip-go names the standard library by the module's go version) depended on which of the
+    tree's modules had run before it, in one run or in a shard. Outside a workspace (where
+    -modfile is refused) it runs on a copy of the go.mod in `scratch`, stating the go version the
+    go command assumes where the go.mod states none (`dated`: the checksums it records are then
+    those the module needs as committed), and only the checksums are kept, in the module's go.sum,
+    which its own go commands alone read. Every module is type-checked as committed."""
+    command = ["go", "mod", "download"]
+    sums = module / "go.sum"
+    if scratch is not None:
+        scratch.mkdir(parents=True, exist_ok=True)
+        text = (module / "go.mod").read_text(encoding="utf-8", errors="surrogateescape")
+        (scratch / "go.mod").write_text(dated(text), encoding="utf-8", errors="surrogateescape")
+        if sums.is_file():
+            shutil.copyfile(sums, scratch / "go.sum")  # -modfile's go.sum is the one beside it
+        command.append(f"-modfile={scratch / 'go.mod'}")
     try:
-        done = run_tool(["go", "mod", "download"], module, ANALYZER_TIMEOUT_SECONDS, env)
+        done = run_tool(command, module, ANALYZER_TIMEOUT_SECONDS, env)
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
+    if scratch is not None and (scratch / "go.sum").is_file():
+        shutil.copyfile(scratch / "go.sum", sums)
     if done.returncode == 0:
         return ""
     lines = [line for line in done.stderr.splitlines() if line.strip()]

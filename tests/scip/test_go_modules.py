@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from kivgraph.cli import cli
+from kivgraph.languages.go.modules import dated, go_version
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip import run
 from kivgraph.scip.analyzers import ANALYZERS
@@ -259,3 +260,19 @@ def test_a_failed_module_keeps_its_own_run_and_scope_beside_the_merged_ones():
     )
     merged = run.merge_go([go_run("", [], (("example.com/app", ""),)), crashed], {"", "tools"})
     assert [(r.project.root, r.index is None) for r in merged] == [("", False), ("tools", True)]
+
+
+@pytest.mark.parametrize(
+    ("go_mod", "version", "dated_text"),
+    [
+        ("module a\n\ngo 1.21.0\n", "1.21.0", "module a\n\ngo 1.21.0\n"),
+        ("module a\n\ngo 1.19 // as built\n\ntoolchain go1.22.1\n", "1.19", None),
+        ("module a\n\nrequire x.org/m v0.1.0\n", "1.16", "module a\n\nrequire x.org/m v0.1.0\n\ngo 1.16\n"),
+        ('module "gopkg.in/yaml.v3"\n', "1.16", 'module "gopkg.in/yaml.v3"\n\ngo 1.16\n'),
+    ],
+    ids=["stated", "with a comment and a toolchain line", "none: what the go command assumes", "none, quoted module"],
+)  # fmt: skip
+def test_a_go_mod_s_go_version_is_the_one_the_go_command_reads(go_mod: str, version: str, dated_text: str | None):
+    assert go_version(go_mod) == version
+    assert dated(go_mod) == (dated_text or go_mod)
+    assert go_version(dated(go_mod)) == version  # the copy download runs on means the same

@@ -2,8 +2,8 @@
 
 Reads only `go.mod` files through `RepoLayout` (the `module` line); never the Go toolchain, the
 module cache or `vendor/`, so every import path outside the tree's modules is external. Also the
-one reader of a go.mod's `replace` directories (bare or quoted), for the plan and the copies the
-type checkers run on, and the one spelling of a go.mod or go.work token.
+one reader of a go.mod's `replace` directories (bare or quoted) and its `go` line, for the plan and
+the copies the type checkers run on, and the one spelling of a go.mod or go.work token.
 """
 
 import json
@@ -15,6 +15,9 @@ from kivgraph.languages import ModuleTarget, RepoLayout
 from kivgraph.model import Language, Package
 
 MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
+GO_LINE = re.compile(r"^\s*go\s+([0-9][^\s/]*)", re.MULTILINE)
+UNDATED_GO_VERSION = "1.16"
+"""The go version the go command assumes for a go.mod without a `go` line."""
 _REPLACEMENT = re.compile(r'=>[ \t]*("(?:[^"\\\n]|\\.)*"|`[^`\n]*`|[^\s"`]+)[ \t]*(?://[^\n]*)?$', re.MULTILINE)
 """The right side of a `replace` directive that is a single token (a directory: a module
 replacement is a path and a version), bare or quoted, up to a line comment."""
@@ -41,6 +44,19 @@ def local_replacements(go_mod: str) -> list[LocalReplacement]:
         if directory in (".", "..") or directory.startswith(("./", "../")):
             found.append(LocalReplacement(directory, match.start(1), match.end(1)))
     return found
+
+
+def go_version(go_mod: str) -> str:
+    """The Go version a go.mod's `go` line states (`1.19`, `1.21.0`), else the one the go command
+    assumes for it."""
+    found = GO_LINE.search(go_mod)
+    return found.group(1) if found else UNDATED_GO_VERSION
+
+
+def dated(go_mod: str) -> str:
+    """The go.mod text with the `go` line the go command assumes when it has none, which means the
+    same to it (a command that may write go.mod writes the toolchain's version there instead)."""
+    return go_mod if GO_LINE.search(go_mod) else f"{go_mod.rstrip()}\n\ngo {UNDATED_GO_VERSION}\n"
 
 
 def go_mod_token(text: str) -> str:
