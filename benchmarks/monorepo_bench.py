@@ -1,10 +1,11 @@
 """Monorepo indexing: one job against shards plus a merge, on a monorepo of real Go modules.
 
-    python benchmarks/monorepo_bench.py [--modules DIR ... | --add MODULE@VERSION ...] [--shards 4] [--repeat 3]
-                                        [--json FILE]
+    python benchmarks/monorepo_bench.py [--modules DIR ... | [--more] [--add MODULE@VERSION ...]] [--shards 4]
+                                        [--repeat 3] [--json FILE]
 
-The monorepo is built from modules in the Go module cache (`go env GOMODCACHE`; by default the
-ones listed in DEFAULT_MODULES that are there, or the directories given), each copied with its go.mod
+The monorepo is built from modules in the Go module cache (`go env GOMODCACHE`; by default those
+listed in DEFAULT_MODULES, with `--more` MORE_MODULES too, each downloaded first when the cache has
+it not — or the directories given), each copied with its go.mod
 under mods/<name>/ of a fresh git repository and committed. A module that requires another of the
 tree at the version the tree holds builds against that sibling, by a `replace` in its go.mod, as
 the modules of a monorepo do (uses of a sibling it requires at another version stay uses of the
@@ -64,6 +65,33 @@ bubbletea use ansi and uniseg, testify uses objx and yaml, scip-go uses kong and
 more than a sixth of the work. A unit is never split, so a tree whose largest unit outweighs a
 shard's share cannot do better than that unit (`--add golang.org/x/text@v0.3.8`, 37 MB of
 generated Unicode tables: more than half of all the parsing)."""
+MORE_MODULES = (
+    "github.com/yuin/goldmark@v1.8.7",
+    "github.com/spf13/pflag@v1.1.0",
+    "github.com/spf13/cobra@v1.10.2",
+    "github.com/gorilla/mux@v1.8.1",
+    "github.com/gorilla/websocket@v1.5.3",
+    "github.com/pelletier/go-toml/v2@v2.4.3",
+    "github.com/google/btree@v1.1.3",
+    "github.com/hashicorp/golang-lru/v2@v2.0.7",
+    "github.com/Masterminds/semver/v3@v3.5.0",
+    "github.com/mitchellh/mapstructure@v1.5.0",
+    "github.com/sirupsen/logrus@v1.10.2",
+    "github.com/tidwall/gjson@v1.20.4",
+    "github.com/tidwall/match@v1.2.0",
+    "github.com/tidwall/pretty@v1.3.0",
+    "github.com/valyala/fastjson@v1.6.10",
+    "github.com/json-iterator/go@v1.1.12",
+    "go.uber.org/zap@v1.28.0",
+    "go.uber.org/multierr@v1.11.0",
+    "github.com/urfave/cli/v2@v2.27.7",
+    "github.com/expr-lang/expr@v1.17.8",
+    "github.com/miekg/dns@v1.1.73",
+)
+"""`--more`: 21 more modules (41 in all, twice the tree), of 17 KB to 1.4 MB of Go each, some using
+others (cobra uses pflag, gjson match and pretty, zap multierr; zap, multierr and cli replace
+yaml.v3, whose go.mod has no `go` line). They found a merge that differed from one job: `go mod
+download` had written a go line into yaml.v3's go.mod, which zap's go command then read."""
 TABLES = ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes")
 
 
@@ -146,7 +174,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.modules:
         modules = [Path(m) for m in args.modules]
     else:
-        wanted = [*DEFAULT_MODULES, *(args.add or [])]
+        wanted = [*DEFAULT_MODULES, *(MORE_MODULES if args.more else ()), *(args.add or [])]
+        missing = [m for m in wanted if not (cache / escaped(m) / "go.mod").exists()]
+        if missing:
+            progress(f"downloading {len(missing)} modules missing from {cache}…")
+            subprocess.run(["go", "mod", "download", *missing], cwd=tempfile.gettempdir(), check=False)
         modules = [cache / escaped(m) for m in wanted if (cache / escaped(m) / "go.mod").exists()]
     if not modules:
         sys.exit(f"Error: no Go modules found in {cache}; pass --modules DIR ...")
@@ -246,6 +278,7 @@ def main() -> None:
     parser.add_argument("--modules", nargs="+", metavar="DIR", help="Go module directories (default: DEFAULT_MODULES)")
     parser.add_argument("--add", nargs="+", metavar="MODULE@VERSION",
                         help="modules of the module cache to add to DEFAULT_MODULES")  # fmt: skip
+    parser.add_argument("--more", action="store_true", help="add MORE_MODULES: 41 modules, twice the tree")
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3, help="rounds of (a) and (b), side by side (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
