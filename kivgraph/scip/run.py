@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kivgraph.languages.go.modules import UNDATED_GO_VERSION, dated, go_mod_token, go_version, local_replacements
-from kivgraph.languages.go.toolchain import read_listing, read_workspace, workspace_text
+from kivgraph.languages.go.toolchain import read_listing, read_requirements, read_workspace, workspace_text
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import locate, run_tool
 from kivgraph.scip.go_names import go_versions, member, versioned
@@ -382,14 +382,29 @@ def _go_dependencies(module: Path, env: dict[str, str], scratch: Path | None) ->
         command.append(f"-modfile={scratch / 'go.mod'}")
     try:
         done = run_tool(command, module, ANALYZER_TIMEOUT_SECONDS, env)
+        if done.returncode != 0:
+            _fetch_each_requirement(module, command, env)
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
-    if scratch is not None and (scratch / "go.sum").is_file():
-        shutil.copyfile(scratch / "go.sum", sums)
+    finally:
+        if scratch is not None and (scratch / "go.sum").is_file():
+            shutil.copyfile(scratch / "go.sum", sums)
     if done.returncode == 0:
         return ""
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return lines[0] if lines else f"exited with {done.returncode}"
+
+
+def _fetch_each_requirement(module: Path, download: list[str], env: dict[str, str]) -> None:
+    """Fetch every module version the go.mod requires that can be: one the proxy refuses (a
+    version withdrawn, a private module) stops `go mod download` before it fetches any, and what
+    the module uses of the others then loaded only if another module of the tree had fetched
+    them first — in one run, not in the shard that held the module alone (the opentelemetry-go
+    bridge's grpc was standard library on a cold module cache). Its blind spot stays stated."""
+    listed = run_tool(["go", "mod", "edit", "-json", str(module / "go.mod")], module, ANALYZER_TIMEOUT_SECONDS, env)
+    wanted = read_requirements(listed.stdout) if listed.returncode == 0 else []
+    if wanted:
+        run_tool([*download, *wanted], module, ANALYZER_TIMEOUT_SECONDS, env)
 
 
 GO_LIST = ["go", "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Module,Error,DepsErrors", "./..."]

@@ -1,8 +1,12 @@
 """Running the real indexers during `index`: exact edges per language, and honest failures."""
 
+import base64
 import errno
+import hashlib
 import json
 import stat
+import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -160,6 +164,63 @@ def test_a_go_module_whose_dependencies_cannot_be_fetched_says_so(make_repo, mon
     assert "MODULE_DEPENDENCIES_MISSING" in reasons
     [missing] = [s for s in generation.invisible_scopes if s.reason == "MODULE_DEPENDENCIES_MISSING"]
     assert "example.invalid/nothing" in missing.detail
+
+
+def module_proxy(root: Path, modules: dict[str, dict[str, str]]) -> tuple[str, str]:
+    """A GOPROXY of the file system serving `modules` (`path@version` → its files) and no other,
+    and the go.sum lines of those modules."""
+    sums: list[str] = []
+    for spec, files in modules.items():
+        path, version = spec.split("@")
+        versions = root / path / "@v"
+        versions.mkdir(parents=True, exist_ok=True)
+        (versions / "list").write_text(f"{version}\n", encoding="utf-8")
+        (versions / f"{version}.info").write_text(json.dumps({"Version": version, "Time": "2024-01-01T00:00:00Z"}))
+        (versions / f"{version}.mod").write_text(files["go.mod"], encoding="utf-8")
+        with zipfile.ZipFile(versions / f"{version}.zip", "w") as archive:
+            for name, text in files.items():
+                archive.writestr(f"{spec}/{name}", text)
+        content = {f"{spec}/{name}": text for name, text in files.items()}
+        sums += [f"{path} {version} {h1(content)}", f"{path} {version}/go.mod {h1({'go.mod': files['go.mod']})}"]
+    return root.as_uri(), "".join(f"{line}\n" for line in sums)
+
+
+def h1(files: dict[str, str]) -> str:
+    """The go command's `h1:` hash of files by name (golang.org/x/mod/sumdb/dirhash Hash1)."""
+    summary = "".join(f"{hashlib.sha256(files[n].encode()).hexdigest()}  {n}\n" for n in sorted(files))
+    return "h1:" + base64.b64encode(hashlib.sha256(summary.encode()).digest()).decode()
+
+
+def test_one_requirement_the_proxy_refuses_leaves_the_others_fetched(make_repo, tmp_path, monkeypatch):
+    """Found indexing opentelemetry-go on a cold module cache: the proxy refused one test-only
+    requirement of its opentracing bridge, which stopped `go mod download` before it fetched any;
+    scip-go then named every use of grpc — required by the bridge, and fetched only later by other
+    modules — the standard library, and the one run differed from the shards that had grpc by
+    then. Every requirement that can be fetched now is, whatever ran before."""
+    require("scip-go")
+    proxy, sums = module_proxy(tmp_path / "proxy", {"example.com/dep@v1.0.0": {
+        "go.mod": "module example.com/dep\n\ngo 1.21\n",
+        "dep.go": "package dep\n\n// Hello greets.\nfunc Hello() string { return \"hello\" }\n",
+    }})  # fmt: skip
+    cache = tmp_path / "modcache"  # cold
+    for name, value in {"GOPROXY": proxy, "GOSUMDB": "off", "GOMODCACHE": str(cache)}.items():
+        monkeypatch.setenv(name, value)
+    repo = make_repo({
+        "go.mod": "module example.com/app\n\ngo 1.21\n\nrequire (\n\texample.com/dep v1.0.0\n"
+                  "\texample.com/gone v1.0.0\n)\n",
+        "go.sum": sums,  # as committed: complete for what the module builds
+        "app.go": 'package app\n\nimport "example.com/dep"\n\n// App greets.\n'
+                  "func App() string { return dep.Hello() }\n",
+    })  # fmt: skip
+    try:
+        generation = index_repository(str(repo.path), run_analyzers=True)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)], check=False)  # the module cache is read-only
+    [missing] = [s for s in generation.invisible_scopes if s.reason == "MODULE_DEPENDENCIES_MISSING"]
+    assert "example.com/gone" in missing.detail  # still said
+    used = {(x.package, x.symbol) for x in generation.external_references if x.file == "app.go"}
+    assert ("example.com/dep", "example.com/dep.Hello") in used, used
+    assert not any(package == "github.com/golang/go/src" for package, _ in used), used
 
 
 def test_what_an_indexer_could_not_see_names_the_tree_not_the_scratch_copy(make_repo, tmp_path):
@@ -452,3 +513,21 @@ def test_a_workspace_package_typescript_could_not_resolve_keeps_the_syntax_layer
     )
     edges = named_edges(index_repository(str(repo.path), run_analyzers=True))
     assert ("run", EdgeKind.CALLS_DIRECT, "helper", Confidence.CANDIDATE) in edges
+
+
+def test_the_requirements_fetched_one_by_one_are_what_the_go_command_would_fetch():
+    from kivgraph.languages.go.toolchain import read_requirements
+
+    edited = json.dumps({
+        "Module": {"Path": "example.com/app"},
+        "Require": [{"Path": "a.org/kept", "Version": "v1.0.0"}, {"Path": "b.org/local", "Version": "v0.0.0"},
+                    {"Path": "c.org/forked", "Version": "v1.2.0"}, {"Path": "d.org/pinned", "Version": "v2.0.0"},
+                    {"Path": "e.org/other", "Version": "v3.0.0", "Indirect": True}],
+        "Replace": [{"Old": {"Path": "b.org/local"}, "New": {"Path": "../local"}},
+                    {"Old": {"Path": "c.org/forked"}, "New": {"Path": "f.org/fork", "Version": "v1.2.1"}},
+                    {"Old": {"Path": "d.org/pinned", "Version": "v1.0.0"}, "New": {"Path": "../old"}}],
+    })  # fmt: skip
+    # A directory has nothing to fetch; a replacement of another version of the path does not apply.
+    assert read_requirements(edited) == ["a.org/kept@v1.0.0", "f.org/fork@v1.2.1", "d.org/pinned@v2.0.0",
+                                         "e.org/other@v3.0.0"]  # fmt: skip
+    assert read_requirements("") == []

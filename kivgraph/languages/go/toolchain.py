@@ -1,6 +1,7 @@
 """What the go command says about a module, in the terms the exact layer needs: the go.work that
-governs it rewritten for a copy of the tree, and from `go list` the packages that did not load and
-the modules loaded from inside the tree. Pure text and JSON: running go is `scip/run.py`'s."""
+governs it rewritten for a copy of the tree, the module versions its go.mod requires, and from `go
+list` the packages that did not load and the modules loaded from inside the tree. Pure text and
+JSON: running go is `scip/run.py`'s."""
 
 import json
 import os
@@ -44,6 +45,26 @@ def read_workspace(edit_json: str, base: Path, place: Callable[[Path], Path]) ->
         replaces.append((" ".join(v for v in (old.get("Path", ""), old.get("Version", "")) if v), replacement))
     debug = [f"{d.get('Key', '')}={d.get('Value', '')}" for d in cast(list[dict[str, str]], data.get("Godebug") or [])]
     return Workspace(str(data.get("Go") or ""), uses, tuple(replaces), tuple(debug))
+
+
+def read_requirements(edit_json: str) -> list[str]:
+    """`go mod edit -json` of a go.mod → each module version it requires, as `path@version`, as
+    the go command fetches it: a replacement by another module version in its place, one by a
+    directory left out (nothing to fetch)."""
+    data = cast(dict[str, Any], json.loads(edit_json or "{}"))
+    replaced: dict[tuple[str, str], dict[str, str]] = {}
+    for r in cast(list[dict[str, Any]], data.get("Replace") or []):
+        old, new = cast(dict[str, str], r.get("Old") or {}), cast(dict[str, str], r.get("New") or {})
+        replaced[(old.get("Path", ""), old.get("Version", ""))] = new
+    wanted: list[str] = []
+    for r in cast(list[dict[str, str]], data.get("Require") or []):
+        path, version = r.get("Path", ""), r.get("Version", "")
+        new = replaced.get((path, version), replaced.get((path, "")))
+        if new is None:
+            wanted.append(f"{path}@{version}")
+        elif new.get("Version"):
+            wanted.append(f"{new.get('Path', '')}@{new['Version']}")
+    return [w for w in wanted if not w.startswith("@") and not w.endswith("@")]
 
 
 def workspace_text(workspace: Workspace) -> str:
