@@ -26,7 +26,8 @@ from kivgraph.model import GenerationHeader, InvisibleScope, Language, Symbol, S
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.projects import ANALYZER_FAILURES
-from kivgraph.snapshot import MAX_FILE_BYTES, SKIPPED_DIRECTORIES, Snapshot, utf8_path
+from kivgraph.scip.run import go_reads
+from kivgraph.snapshot import MAX_FILE_BYTES, SKIPPED_DIRECTORIES, Snapshot, readable, utf8_path
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns, int_list
 from kivgraph.store.git import lookup, tree_changes
@@ -95,7 +96,7 @@ def index_reusing(
     plan = plan_snapshot(snap, languages)
     owner = {path: unit for unit in plan.units for path in unit.files}
     changed = _changed_paths(repo, base.header.commit, snap.commit)
-    dirty = _dirty(plan, changed, languages)
+    dirty = _dirty(plan, changed, languages, go_reads({f.path: f.read for f in readable(snap)}))
     _check_coverage(snap, base, plan, owner, dirty, changed, languages)
     if run_analyzers != _analyzed(base.header, base_scopes) and any(
         u.analyzer != SYNTAX for u in plan.units if u.id not in dirty
@@ -173,10 +174,19 @@ def _changed_paths(repo: pygit2.Repository, before: str, after: str) -> set[str]
     return {p for p in paths if not any(part in SKIPPED_DIRECTORIES for part in p.split("/")[:-1])}
 
 
-def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None) -> dict[str, str]:
-    """The units a change to `changed` reaches directly, each with why."""
+def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None,
+           read_by_go: Callable[[str], bool]) -> dict[str, str]:  # fmt: skip
+    """The units a change to `changed` reaches directly, each with why. A file of no language inside
+    a project root (a configuration above or below it) reaches the project — a script or a build
+    may read anything — but a Go module only when the go command reads it (`read_by_go`): a root
+    go.mod's tree holds the CI's workflows too, and a change to one re-ran opentelemetry-go's
+    largest type check."""
     dirty: dict[str, str] = {}
     analyzed = sorted((u for u in plan.units if u.analyzer != SYNTAX), key=lambda u: -len(u.root))
+
+    def reads(unit: Unit, path: str) -> bool:
+        return unit.analyzer != "scip-go" or read_by_go(path)
+
     for path in sorted(changed):
         if path == CONFIG_FILE:
             raise CannotReuse(f"{CONFIG_FILE} changed: every file's role may have")
@@ -189,11 +199,11 @@ def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None)
                 dirty.setdefault(unit.id, f"{path} changed")
         elif name in MANIFEST_NAMES or name.endswith(MANIFEST_SUFFIXES):
             for unit in plan.units:
-                if inside(directory, unit.root) or inside(unit.root, directory):
+                if (inside(directory, unit.root) or inside(unit.root, directory)) and reads(unit, path):
                     dirty.setdefault(unit.id, f"{path} changed")
         elif not name.endswith(INERT_SUFFIXES):
             holder = next((u for u in analyzed if inside(path, u.root)), None)
-            if holder is not None:
+            if holder is not None and reads(holder, path):
                 dirty.setdefault(holder.id, f"{path} changed")
     return dirty
 

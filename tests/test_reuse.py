@@ -255,3 +255,30 @@ def test_what_a_module_could_not_load_of_a_sibling_is_charged_to_that_module(mak
     assert outcomes(out) == {"scip-go:lib": "lib/lib.go changed", "scip-go:app": "reused"}
     stored = load_from_notes(open_repository(str(repo.path)), repo.git("rev-parse", "HEAD"))
     assert {s.path for s in stored.invisible_scopes if s.reason == "PACKAGE_NOT_LOADED"} == {"lib", "app"}
+
+
+def test_a_go_module_is_reindexed_for_what_go_reads_not_for_its_ci_workflows(make_repo, tmp_path: Path):
+    """Found on opentelemetry-go's history: a commit that touched only .github/workflows re-ran the
+    type checker of the root module, whose root holds the CI's configuration too (14 s of 24). A
+    Go module now reaches a file of no language only when the go command reads it: a source of a
+    package directory, or one an embedding package may name."""
+    require("scip-go")
+    repo = make_repo({
+        "go.mod": "module example.com/web\n\ngo 1.21\n",
+        "web.go": "package web\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n",
+        "site/site.go": 'package site\n\nimport "embed"\n\n//go:embed static\nvar Files embed.FS\n',
+        "site/static/index.html": "<p>hi</p>\n",
+        "lib/lib.go": "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n",
+        "lib/table.h": "#define N 1\n",
+        "lib/notes.txt": "beside the code, read by nothing\n",
+        ".github/workflows/ci.yml": "on: push\n",
+        "docs/guide.txt": "read me\n",
+    })  # fmt: skip
+    run("index", str(repo.path), "--languages", "go")
+    repo.commit({".github/workflows/ci.yml": "on: [push, pull_request]\n", "docs/guide.txt": "read me twice\n",
+                 "lib/notes.txt": "still read by nothing\n"})  # fmt: skip
+    assert outcomes(indexed(repo, tmp_path)) == {"scip-go:.": "reused"}
+    repo.commit({"site/static/index.html": "<p>hello</p>\n"})  # embedded
+    assert outcomes(indexed(repo, tmp_path)) == {"scip-go:.": "site/static/index.html changed"}
+    repo.commit({"lib/table.h": "#define N 2\n"})  # a source of a package directory, as a .c or .s file is
+    assert outcomes(indexed(repo, tmp_path)) == {"scip-go:.": "lib/table.h changed"}

@@ -74,25 +74,52 @@ def copied_files(
     files: Iterable[tuple[str, Callable[[], bytes]]], projects: Iterable[Project]
 ) -> list[tuple[str, bytes]]:
     """What of the tree the indexers of `projects` read, when they run on a copy: every file,
-    unless they are all Go modules. The go command reads package directories (each file of a
-    directory holding a .go file: cgo sources, assembly, .syso), what a `//go:embed` may name
-    beneath one, the manifests and vendor/modules.txt — not a fuzz corpus, a testdata tree or the
-    docs. Creating a file costs a fraction of a millisecond on a CI disk, and the analyzers wait
-    for the copy: a corpus of 1,900 files held every Go module of a shard back by ~3 s."""
+    unless they are all Go modules, which read what `go_reads` says. Creating a file costs a
+    fraction of a millisecond on a CI disk, and the analyzers wait for the copy: a corpus of 1,900
+    files held every Go module of a shard back by ~3 s."""
     files = list(files)
     if any(p.spec.name != "scip-go" for p in projects):
         return [(path, read()) for path, read in files]
-    sources = {path: read() for path, read in files if path.endswith(".go")}
-    packages = {path.rpartition("/")[0] for path in sources}
-    embedding = sorted({path.rpartition("/")[0] for path, data in sources.items() if GO_EMBED.search(data)})
+    reads = go_reads(dict(files))
+    return [(path, read()) for path, read in files if reads(path)]
 
-    def seen_by_go(path: str) -> bool:
+
+GO_BUILD_SUFFIXES = (".go", ".c", ".cc", ".cxx", ".cpp", ".m", ".h", ".hh", ".hpp", ".hxx", ".f", ".F", ".for",
+                     ".f90", ".s", ".S", ".sx", ".swig", ".swigcxx", ".syso")  # fmt: skip
+"""The files of a package directory the go command builds from (go/build's list)."""
+
+
+def go_reads(files: dict[str, Callable[[], bytes]]) -> Callable[[str], bool]:
+    """Whether the go command reads a path of the tree `files` (path → its bytes): a source of a
+    package directory (Go, cgo, assembly, .syso), what a `//go:embed` may name in or beneath an
+    embedding package, the manifests and vendor/modules.txt — not a fuzz corpus, a testdata tree,
+    the docs or the CI's configuration. A path the tree no longer holds is judged by where it was
+    (a source beside Go code that is still there was read)."""
+    packages: dict[str, list[str]] = {}
+    for path in files:
+        if path.endswith(".go"):
+            packages.setdefault(path.rpartition("/")[0], []).append(path)
+    embedding: dict[str, bool] = {}
+
+    def embeds(directory: str) -> bool:
+        if directory not in embedding:
+            embedding[directory] = any(GO_EMBED.search(files[p]()) for p in packages.get(directory, ()))
+        return embedding[directory]
+
+    def reads(path: str) -> bool:
         directory, _, name = path.rpartition("/")
-        vendored = name == "modules.txt" and directory.rpartition("/")[2] == "vendor"
-        return (directory in packages or name in GO_MANIFESTS or vendored
-                or any(d == "" or path.startswith(d + "/") for d in embedding))  # fmt: skip
+        if name in GO_MANIFESTS or (name == "modules.txt" and directory.rpartition("/")[2] == "vendor"):
+            return True
+        if directory in packages and name.endswith(GO_BUILD_SUFFIXES):
+            return True
+        while True:  # an embedding package here or above (an embed pattern never climbs with ..)
+            if embeds(directory):
+                return True
+            if not directory:
+                return False
+            directory = directory.rpartition("/")[0]
 
-    return [(path, sources[path] if path in sources else read()) for path, read in files if seen_by_go(path)]
+    return reads
 
 
 def memory_directory(size: int) -> Path | None:

@@ -305,10 +305,10 @@ def test_go_is_analysed_on_a_copy_so_go_sum_is_never_written(make_repo):
 @pytest.mark.parametrize(
     ("paths", "copied"),
     [
-        (["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "a/README.md", "a/testdata/fuzz/seed", "docs/guide.md",
-          "vendor/modules.txt", "b/b.go", "b/static/site/index.html", "b/go.work"],
-         ["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "a/README.md", "vendor/modules.txt", "b/b.go",
-          "b/static/site/index.html", "b/go.work"]),
+        (["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "a/README.md", "a/.golangci.yml", "a/testdata/fuzz/seed",
+          "docs/guide.md", "vendor/modules.txt", "b/b.go", "b/static/site/index.html", "b/go.work", "c/x.syso"],
+         ["go.mod", "go.sum", "a/a.go", "a/asm_amd64.s", "vendor/modules.txt", "b/b.go", "b/static/site/index.html",
+          "b/go.work"]),
         (["go.mod", "a/a.go", "docs/guide.md", "web/tsconfig.json", "web/a.ts"],
          ["go.mod", "a/a.go", "docs/guide.md", "web/tsconfig.json", "web/a.ts"]),
     ],
