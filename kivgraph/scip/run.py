@@ -80,8 +80,9 @@ def copied_files(
     files = list(files)
     if any(p.spec.name != "scip-go" for p in projects):
         return [(path, read()) for path, read in files]
-    reads = go_reads(dict(files))
-    return [(path, read()) for path, read in files if reads(path)]
+    sources = {path: read() for path, read in files if path.endswith(".go")}  # read once: embeds, then the copy
+    reads = go_reads({path: (lambda data=sources[path]: data) if path in sources else read for path, read in files})
+    return [(path, sources[path] if path in sources else read()) for path, read in files if reads(path)]
 
 
 GO_BUILD_SUFFIXES = (".go", ".c", ".cc", ".cxx", ".cpp", ".m", ".h", ".hh", ".hpp", ".hxx", ".f", ".F", ".for",
@@ -429,7 +430,10 @@ def _fetch_each_requirement(module: Path, download: list[str], env: dict[str, st
     them first — in one run, not in the shard that held the module alone (the opentelemetry-go
     bridge's grpc was standard library on a cold module cache). Its blind spot stays stated."""
     listed = run_tool(["go", "mod", "edit", "-json", str(module / "go.mod")], module, ANALYZER_TIMEOUT_SECONDS, env)
-    wanted = read_requirements(listed.stdout) if listed.returncode == 0 else []
+    try:
+        wanted = read_requirements(listed.stdout) if listed.returncode == 0 else []
+    except ValueError:  # not the JSON go prints: nothing more to fetch than the download did
+        wanted = []
     if wanted:
         run_tool([*download, *wanted], module, ANALYZER_TIMEOUT_SECONDS, env)
 
