@@ -141,6 +141,9 @@ class Resolver:
         self._paths: dict[tuple[str, int, tuple[str, ...]], Outcome] = {}
         self._outer: dict[tuple[str, str, tuple[str, ...]], Outcome] = {}
         self._members: dict[tuple[DeclRef | tuple[str, ...], str], Outcome] = {}
+        self._seeking: set[tuple[tuple[str, ...], str]] = set()
+        """The module members being looked for (module_member), to cut re-exports that go round."""
+        self._cut_short = 0
         self.owned: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         self.package_top: dict[tuple[str, str], dict[str, list[DeclRef]]] = {}
         self.library_of: dict[str, str] = {}
@@ -428,13 +431,29 @@ class Resolver:
         return outcome
 
     def module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
+        """`name` as a member of `module`. Re-exports may go round (`a.ts` re-exports all of `b.ts`,
+        which re-exports all of `a.ts`): a module asked again for a name it is still looking for
+        adds nothing to what the first asking finds, and an answer reached with such a loop cut
+        short is kept only when it found the name (what it did not find may yet be found by the
+        module asked first)."""
         key = (module.files, name)
         cached = self._members.get(key)
-        if cached is None:
-            cached = self._module_member(module, name, depth)
-            if cached.reason != "RESOLUTION_TOO_DEEP":
-                self._members[key] = cached
-        return cached
+        if cached is not None:
+            return cached
+        if key in self._seeking or depth > MAX_DEPTH:
+            self._cut_short += 1
+            reason = "EXPORT_NOT_FOUND" if key in self._seeking else "RESOLUTION_TOO_DEEP"
+            return Outcome(Status.UNRESOLVED, reason=reason, package=module.spec, symbol=name)
+        cuts = self._cut_short
+        self._seeking.add(key)
+        try:
+            found = self._module_member(module, name, depth)
+        finally:
+            self._seeking.discard(key)
+        complete = cuts == self._cut_short or found.status in (Status.DECL, Status.MODULE)
+        if complete and found.reason != "RESOLUTION_TOO_DEEP":
+            self._members[key] = found
+        return found
 
     def _module_member(self, module: ModuleRef, name: str, depth: int) -> Outcome:
         found: list[DeclRef] = []

@@ -1,4 +1,4 @@
-"""The shared fallback resolver, exercised through real Python repositories."""
+"""The shared fallback resolver, exercised through real repositories (Python; TypeScript for its re-exports)."""
 
 from kivgraph.indexing import index_repository
 from kivgraph.model import EXACT_CONFIDENCES, Confidence, EdgeKind, Provenance
@@ -152,3 +152,51 @@ def test_a_field_declared_with_a_type_leads_to_that_types_members(make_repo):
         }
     )
     assert ("m.py:Cart.checkout", EdgeKind.CALLS_DIRECT, "m.py:Order.pay") in edges_of(index_repository(str(repo.path)))
+
+
+def test_re_exports_that_go_round_end_and_find_what_one_of_them_declares(make_repo):
+    # ts-rest's react-query-v5/src/v5.ts is `export * from './v5/'`: resolved as the file itself,
+    # re-exports looking for a name went round until the interpreter's stack ran out.
+    repo = make_repo(
+        {
+            "src/a.ts": "export * from './b';\nexport * from './c';\n",
+            "src/b.ts": "export * from './a';\n",
+            "src/c.ts": "export function load() {}\n",
+            "src/self.ts": "export * from './self';\n",
+            "src/main.ts": "import { load } from './b';\nimport { missing } from './self';\n\n"
+            "export function run() {\n  load();\n  missing();\n}\n",
+        }
+    )
+    generation = index_repository(str(repo.path))
+    assert ("src/main.ts:run", EdgeKind.CALLS_DIRECT, "src/c.ts:load") in edges_of(generation)
+    missing = [u for u in generation.unresolved if u.requested_symbol == "missing"]
+    assert missing and {u.reason for u in missing} == {"EXPORT_NOT_FOUND"}
+
+
+def test_a_name_not_found_while_re_exports_went_round_is_found_when_asked_again(make_repo):
+    # Looking for `load` in a.ts asks b.ts, which asks a.ts again (cut short): b.ts's "not found"
+    # then was partial, and b.ts asked first must still find c.ts's `load` through a.ts.
+    repo = make_repo(
+        {
+            "src/a.ts": "export * from './b';\nexport * from './c';\n",
+            "src/b.ts": "export * from './a';\n",
+            "src/c.ts": "export function load() {}\n",
+            "src/first.ts": "import { load } from './a';\n\nexport function viaA() {\n  load();\n}\n",
+            "src/second.ts": "import { load } from './b';\n\nexport function viaB() {\n  load();\n}\n",
+        }
+    )
+    edges = edges_of(index_repository(str(repo.path)))
+    assert ("src/first.ts:viaA", EdgeKind.CALLS_DIRECT, "src/c.ts:load") in edges
+    assert ("src/second.ts:viaB", EdgeKind.CALLS_DIRECT, "src/c.ts:load") in edges
+
+
+def test_a_specifier_ending_in_a_slash_names_the_directory_index_not_the_file_beside_it(make_repo):
+    repo = make_repo(
+        {
+            "src/v5.ts": "export * from './v5/';\n",
+            "src/v5/index.ts": "export function init() {}\n",
+            "src/main.ts": "import { init } from './v5';\n\nexport function run() {\n  init();\n}\n",
+        }
+    )
+    edges = edges_of(index_repository(str(repo.path)))
+    assert ("src/main.ts:run", EdgeKind.CALLS_DIRECT, "src/v5/index.ts:init") in edges

@@ -32,8 +32,12 @@ def resolve(spec: str, from_file: str, layout: RepoLayout) -> ModuleTarget:
     prefer_ts = from_file.endswith(TS_IMPORTERS)
     if spec.startswith(("./", "../")) or spec in (".", ".."):
         directory = from_file.rpartition("/")[0]
-        base = posixpath.normpath(posixpath.join(directory, spec.split("?", 1)[0]))
-        found = None if base == ".." or base.startswith("../") else find_file(layout, normalize(base), prefer_ts)
+        written = spec.split("?", 1)[0]
+        base = posixpath.normpath(posixpath.join(directory, written))
+        # `./v5/` names the directory alone (its index), never the file `v5.ts` beside it.
+        only_directory = written.endswith("/")
+        found = (None if base == ".." or base.startswith("../")
+                 else find_file(layout, normalize(base), prefer_ts, only_directory))  # fmt: skip
         return ModuleTarget(files=(found,)) if found else ModuleTarget(reason=NOT_RESOLVED)
     if spec.startswith("/") or not spec:
         return ModuleTarget(reason=NOT_RESOLVED)
@@ -83,8 +87,12 @@ def package_name(spec: str) -> tuple[str, str]:
     return name, subpath
 
 
-def candidates(base: str, prefer_ts: bool) -> Iterator[str]:
-    """Files a module path may name, in lookup order."""
+def candidates(base: str, prefer_ts: bool, only_directory: bool = False) -> Iterator[str]:
+    """Files a module path may name, in lookup order (`only_directory`: its index files alone)."""
+    prefix = f"{base}/" if base else ""
+    if only_directory:
+        yield from (f"{prefix}index{ext}" for ext in SOURCE_EXTENSIONS)
+        return
     ts_versions: list[str] = []
     for js_ext, ts_exts in TS_FOR_JS.items():
         if base.endswith(js_ext):
@@ -98,14 +106,13 @@ def candidates(base: str, prefer_ts: bool) -> Iterator[str]:
         yield from ts_versions
     for ext in SOURCE_EXTENSIONS:
         yield base + ext
-    prefix = f"{base}/" if base else ""
     for ext in SOURCE_EXTENSIONS:
         yield f"{prefix}index{ext}"
 
 
-def find_file(layout: RepoLayout, base: str, prefer_ts: bool) -> str | None:
+def find_file(layout: RepoLayout, base: str, prefer_ts: bool, only_directory: bool = False) -> str | None:
     paths = layout.paths
-    for candidate in candidates(base, prefer_ts):
+    for candidate in candidates(base, prefer_ts, only_directory):
         if candidate in paths:
             return candidate
     if base in layout.dirs:
