@@ -10,8 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from kivgraph.errors import InvalidArgumentError
-from kivgraph.languages import language_of
+from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
+from kivgraph.languages.typescript.manifests import normalize, read_paths_config
+from kivgraph.languages.typescript.modules import matching_paths
 from kivgraph.model import Language
 from kivgraph.scip.projects import projects
 from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, utf8_path
@@ -65,7 +67,7 @@ class Unit:
     bytes: int
     depends_on: tuple[str, ...] = ()
     """The ids of the units it depends on (Go require/replace, npm dependencies, tsconfig
-    references, Cargo path dependencies)."""
+    references and the `paths` its files import through, Cargo path dependencies)."""
     work: int = 0
     """What indexing it costs, in bytes of source: those it parses (a file too large to parse costs
     nothing), and for an analyzed unit a type checker's start (ANALYZER_START)."""
@@ -281,7 +283,8 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
     for root, paths in sorted(remainder.items()):
         units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths),
                           work=_parsed(paths, sized)))  # fmt: skip
-    units = [_with_dependencies(u, units, read) for u in units]
+    layout = RepoLayout(sized, read) if any(u.analyzer == "scip-typescript" for u in units) else None
+    units = [_with_dependencies(u, units, read, layout) for u in units]
     return _ordered(units)
 
 
@@ -350,7 +353,8 @@ def _name(language: Language, root: str, read: Callable[[str], bytes | None]) ->
     return root or "."
 
 
-def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], bytes | None]) -> Unit:
+def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], bytes | None],
+                       layout: RepoLayout | None) -> Unit:  # fmt: skip
     by_name = {u.name: u for u in units if u.analyzer == unit.analyzer and u is not unit}
     found: set[str] = set()
     if unit.analyzer == "scip-go":
@@ -367,6 +371,8 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
         references = _json(read, _manifest(unit.root, "tsconfig.json")).get("references")
         entries: list[object] = cast(list[object], references) if isinstance(references, list) else []
         found |= _at_paths(unit, units, [p for r in entries if isinstance(p := _fields(r).get("path"), str)])
+        if layout is not None:
+            found |= _through_paths(unit, units, layout)
     elif unit.analyzer == "rust-analyzer":
         manifest = _toml(read, _manifest(unit.root, "Cargo.toml"))
         tables = [_fields(manifest.get(t)) for t in ("dependencies", "dev-dependencies", "build-dependencies")]
@@ -375,6 +381,35 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
         found |= _at_paths(unit, units, [p for spec in specs if isinstance(p := spec.get("path"), str)])
     found.discard(unit.id)
     return replace(unit, depends_on=tuple(sorted(found)))
+
+
+_IMPORTED = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['"])([^'"\n]+)\1""")
+"""What a TypeScript or JavaScript file imports, by the specifier it writes: `from 'x'`,
+`import 'x'`, `import('x')`, `require('x')`."""
+
+
+def _through_paths(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set[str]:
+    """The units of the tree a TypeScript unit imports through its tsconfig's `paths` (its own or
+    one it extends: `"@acme/core": ["libs/core/src/index.ts"]`), as its files write them. A base
+    tsconfig commonly maps every package of the tree, so what is mapped is not what is used."""
+    config = read_paths_config(layout, _manifest(unit.root, "tsconfig.json"), depth=0)
+    if config is None or not config.paths:
+        return set()
+    written = {hit.group(2).decode("utf-8", "replace") for path in unit.files if (data := layout.read(path))
+               for hit in _IMPORTED.finditer(data)}  # fmt: skip
+    others = [u for u in units if u.analyzer == unit.analyzer and u is not unit]
+    found: set[str] = set()
+    for spec in written:
+        if spec.startswith("."):
+            continue
+        for substitutions, star in matching_paths(config.paths, spec):
+            targets = [normalize(s.replace("*", star, 1)) for s in substitutions]
+            holders = [max(held, key=lambda u: len(u.root)) for t in targets
+                       if (held := [u for u in others if _inside(t + "/", u.root)])]  # fmt: skip
+            if holders:
+                found.add(holders[0].id)
+                break
+    return found
 
 
 def go_replaced(unit: Unit, units: Sequence[Unit], go_mod: str) -> set[str]:

@@ -240,3 +240,29 @@ def test_a_large_plan_is_balanced_within_a_budget_and_every_unit_placed_once(mon
     monkeypatch.setattr(planning, "_lighten", lambda shards, swaps: None)
     placed = plan.shards(4, lambda u: u.depends_on)
     assert heaviest(balanced) <= heaviest(placed)  # never worse than placing alone
+
+
+def test_a_typescript_unit_depends_on_what_it_imports_through_tsconfig_paths_not_all_they_map(make_repo):
+    # ts-rest: every library's tsconfig extends tsconfig.base.json, whose paths map each package of
+    # the tree; @ts-rest/express imports @ts-rest/core through them, with no package.json naming it.
+    repo = make_repo(
+        {
+            "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", "paths": {\n'
+            '  "@acme/core": ["libs/core/src/index.ts"],\n  "@acme/ui/*": ["libs/ui/src/*"],\n'
+            '  "@acme/express": ["libs/express/src/index.ts"]\n}}}\n',
+            "libs/core/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+            "libs/core/src/index.ts": "export const core = 1;\n",
+            "libs/ui/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+            "libs/ui/src/button.ts": "export const button = 1;\n",
+            "libs/express/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+            "libs/express/src/index.ts": "import { core } from '@acme/core';\nexport * from './local';\n",
+            "libs/express/src/local.ts": "export const local = 1;\n",
+            "apps/web/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+            "apps/web/src/main.ts": "const { button } = require('@acme/ui/button');\n"
+            "export const lazy = () => import('@acme/express');\n",
+        }
+    )
+    needs = {u["id"]: u["depends_on"] for u in planned(repo)["units"]}  # type: ignore[union-attr]
+    assert needs["scip-typescript:libs/express"] == ["scip-typescript:libs/core"]
+    assert needs["scip-typescript:apps/web"] == ["scip-typescript:libs/express", "scip-typescript:libs/ui"]
+    assert needs["scip-typescript:libs/core"] == [] and needs["scip-typescript:libs/ui"] == []
