@@ -13,7 +13,7 @@ from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
 from kivgraph.languages.typescript.manifests import normalize, read_paths_config
-from kivgraph.languages.typescript.modules import matching_paths
+from kivgraph.languages.typescript.modules import matching_paths, written_specifiers
 from kivgraph.model import Language
 from kivgraph.scip.projects import projects
 from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, utf8_path
@@ -156,9 +156,6 @@ class Plan:
         return next((u for u in self.units if u.analyzer == SYNTAX and u.root == top), None)
 
 
-SCRIPT_LANGUAGES = frozenset({Language.TYPESCRIPT, Language.JAVASCRIPT})
-
-
 class _ShardLoad:
     """The units a shard owns and what it will do for them, kept as counts so that adding or
     removing a unit costs what that unit reaches, not what the shard holds: each unit its owned
@@ -249,10 +246,11 @@ def _exchanged(away: _ShardLoad, to: _ShardLoad, unit: str, other: str | None) -
 
 def reaches_by_path(unit: Unit, languages: frozenset[Language], other: frozenset[Language], uses_known: bool) -> bool:
     """Whether a unit (of `languages`) may use one of `other` languages with no manifest or import
-    path naming it: a script or syntax-only unit imports any file of its languages by path, and so,
-    for all anyone can tell, may a unit of a language but Go when no earlier generation shows what
-    it used (`uses_known`). A Go module reaches another only by its module path."""
-    by_path = unit.analyzer == SYNTAX or languages & SCRIPT_LANGUAGES or (not uses_known and unit.analyzer != "scip-go")
+    naming it: a syntax-only unit imports any file of its languages by path, and so, for all anyone
+    can tell, may a unit of a language but Go when no earlier generation shows what it used
+    (`uses_known`). A Go module reaches another only by its module path; a TypeScript unit whose
+    uses are known, by what its files import (units.py `Dependencies`, which reads them)."""
+    by_path = unit.analyzer == SYNTAX or (not uses_known and unit.analyzer != "scip-go")
     return bool(by_path and languages & other)
 
 
@@ -383,11 +381,6 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
     return replace(unit, depends_on=tuple(sorted(found)))
 
 
-_IMPORTED = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['"])([^'"\n]+)\1""")
-"""What a TypeScript or JavaScript file imports, by the specifier it writes: `from 'x'`,
-`import 'x'`, `import('x')`, `require('x')`."""
-
-
 def _through_paths(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set[str]:
     """The units of the tree a TypeScript unit imports through its tsconfig's `paths` (its own or
     one it extends: `"@acme/core": ["libs/core/src/index.ts"]`), as its files write them. A base
@@ -395,8 +388,7 @@ def _through_paths(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set
     config = read_paths_config(layout, _manifest(unit.root, "tsconfig.json"), depth=0)
     if config is None or not config.paths:
         return set()
-    written = {hit.group(2).decode("utf-8", "replace") for path in unit.files if (data := layout.read(path))
-               for hit in _IMPORTED.finditer(data)}  # fmt: skip
+    written = {spec for path in unit.files if (data := layout.read(path)) for spec in written_specifiers(data)}
     others = [u for u in units if u.analyzer == unit.analyzer and u is not unit]
     found: set[str] = set()
     for spec in written:

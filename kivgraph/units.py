@@ -5,16 +5,21 @@ Reuse across commits (kivgraph/reuse.py: an ancestor's rows and the changed unit
 indexing (kivgraph/shard.py: each shard's units) are both made of these two steps.
 """
 
+import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
 from kivgraph.compose import Given
 from kivgraph.indexing import Progress, index_snapshot, tree_go_homonyms
-from kivgraph.languages import language_of
+from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.resolve import Held
+from kivgraph.languages.typescript.manifests import read_paths_config, tsconfig_includes
+from kivgraph.languages.typescript.modules import matching_paths, written_specifiers
+from kivgraph.languages.typescript.modules import resolve as resolve_module
 from kivgraph.model import Generation, Language
 from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
 from kivgraph.scip.late import LateGo
@@ -64,6 +69,12 @@ class Dependencies:
         self.workspace = any(p.rpartition("/")[2] == "go.work" for p in self.files)
         self.mentions: dict[str, set[str]] = {}
         self._of: dict[str, set[str]] = {}
+        self._dependents: dict[str, set[str]] | None = None
+
+    @cached_property
+    def layout(self) -> RepoLayout:
+        """The tree as TypeScript's module resolution reads it (for `_imported`)."""
+        return RepoLayout(self.files, self._bytes)
 
     def of(self, unit: Unit) -> set[str]:
         if unit.id in self._of:
@@ -71,6 +82,8 @@ class Dependencies:
         used: set[str] = self.used.get(unit.id, set()) if self.used is not None else set()
         declared = self._replaced(unit) if unit.analyzer == "scip-go" else set(unit.depends_on)
         found = declared | used | self._spelled(unit)
+        if self.used is not None and unit.analyzer == "scip-typescript":
+            found |= self._imported(unit) | self._included(unit)
         for other in self.plan.units:
             if other is unit:
                 continue
@@ -120,7 +133,72 @@ class Dependencies:
         return seen
 
     def dependents(self, unit: Unit) -> set[str]:
-        return {u.id for u in self.plan.units if u is not unit and unit.id in self.of(u)}
+        """The units that depend on `unit`; for a TypeScript unit, transitively among TypeScript
+        units: a module re-exports another's declarations (`export * from '@acme/core'`), and a
+        unit importing the re-exporter may use what the other now declares."""
+        if self._dependents is None:
+            self._dependents = {u.id: set() for u in self.plan.units}
+            for other in self.plan.units:
+                for dep in self.of(other):
+                    if dep in self._dependents and dep != other.id:
+                        self._dependents[dep].add(other.id)
+        found = set(self._dependents[unit.id])
+        if unit.analyzer == "scip-typescript":
+            stack = [d for d in found if self.by_id[d].analyzer == "scip-typescript"]
+            while stack:
+                for further in self._dependents[stack.pop()] - found - {unit.id}:
+                    found.add(further)
+                    if self.by_id[further].analyzer == "scip-typescript":
+                        stack.append(further)
+        return found
+
+    def _imported(self, unit: Unit) -> set[str]:
+        """The units a TypeScript unit's files import, by every specifier they write: the unit of
+        the file it resolves to as the syntax layer resolves it, or, where it resolves to nothing
+        (a file a change may add), the unit that would hold what it names — by its relative path,
+        or through the tsconfig's `paths` and `baseUrl`."""
+        found: set[str] = set()
+        config = read_paths_config(self.layout, f"{unit.root}/tsconfig.json" if unit.root else "tsconfig.json", 0)
+        for path in unit.files:
+            data = self._bytes(path)
+            for spec in written_specifiers(data) if data is not None else ():
+                target = resolve_module(spec, path, self.layout)
+                if target.files:
+                    found |= {u.id for f in target.files if (u := self.plan.owner(f)) is not None}
+                    continue
+                named: list[str] = []
+                if spec.startswith(("./", "../")):
+                    named.append(posixpath.normpath(posixpath.join(posixpath.dirname(path), spec)))
+                elif config is not None:
+                    matched = matching_paths(config.paths, spec)
+                    named += [sub.replace("*", star, 1) for subs, star in matched for sub in subs]
+                    if config.base_url is not None:
+                        named.append(posixpath.normpath(posixpath.join(config.base_url, spec)))
+                for base in named:
+                    for guess in (f"{base}.ts", f"{base}/index.ts", base):
+                        holder = self.plan.owner(guess)
+                        if holder is not None:
+                            found.add(holder.id)
+        found.discard(unit.id)
+        return found
+
+    def _included(self, unit: Unit) -> set[str]:
+        """The units a TypeScript unit's tsconfig (or the one it extends, whose `include` and
+        `files` it inherits) brings into its program from outside its root: `"include":
+        ["../shared/**/*"]` makes the files of a unit under ../shared its own program's."""
+        outside: list[str] = []
+        for directory, entries in tsconfig_includes(self.layout, f"{unit.root}/tsconfig.json" if unit.root
+                                                    else "tsconfig.json"):  # fmt: skip
+            for entry in entries:
+                static = re.split(r"[*?{\[]", entry, maxsplit=1)[0]
+                where = posixpath.normpath(posixpath.join(directory, static)) if static else directory or "."
+                where = "" if where == "." else where
+                if not (where == unit.root or where.startswith(f"{unit.root}/") if unit.root else True):
+                    outside.append(where)
+        found = {u.id for u in self.plan.units for where in outside
+                 if u is not unit and (not where or u.root == where or u.root.startswith(f"{where}/")
+                                       or where.startswith(f"{u.root}/") or not u.root)}  # fmt: skip
+        return found
 
     def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:
         """The units (but `skipped`) whose files spell one of `names` as a word, with the first found."""

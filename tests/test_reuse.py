@@ -131,8 +131,15 @@ def test_scripts_python_and_syntax_only_units_reuse_by_their_own_rules(make_repo
     assert step({"web/src/util.ts": body}) == {"scip-typescript:web": "web/src/util.ts changed",
                                                "scip-python:.": "reused", "syntax:scripts": "reused"}  # fmt: skip
     assert step({"tools/pkg/core.py": "def base():\n    return 2\n"})["scip-typescript:web"] == "reused"
-    # A script gains a function: a TypeScript project may import it by path, so it is re-indexed too.
-    found = step({"scripts/build.js": POLYGLOT["scripts/build.js"] + "function clean() {}\n"})  # type: ignore[operator]
+    # A script gains a function: the TypeScript project imports none of the scripts, so it is kept…
+    grown = POLYGLOT["scripts/build.js"] + "function clean() {}\n"  # type: ignore[operator]
+    found = step({"scripts/build.js": grown})
+    assert found == {"syntax:scripts": "scripts/build.js changed", "scip-python:.": "reused",
+                     "scip-typescript:web": "reused"}  # fmt: skip
+    # …until one of its files imports a script by path: then the script's new function reaches it.
+    step({"web/src/main.ts": POLYGLOT["web/src/main.ts"] + 'import { build } from "../../scripts/build.js";\n'
+          "export const built = (): number => build();\n"})  # type: ignore[operator]  # fmt: skip
+    found = step({"scripts/build.js": grown + "function lint() {}\n"})
     assert found == {"syntax:scripts": "scripts/build.js changed", "scip-python:.": "reused",
                      "scip-typescript:web": "syntax:scripts changed its public surface"}  # fmt: skip
 
@@ -282,3 +289,43 @@ def test_a_go_module_is_reindexed_for_what_go_reads_not_for_its_ci_workflows(mak
     assert outcomes(indexed(repo, tmp_path)) == {"scip-go:.": "site/static/index.html changed"}
     repo.commit({"lib/table.h": "#define N 2\n"})  # a source of a package directory, as a .c or .s file is
     assert outcomes(indexed(repo, tmp_path)) == {"scip-go:.": "lib/table.h changed"}
+
+
+TS_MONOREPO: dict[str, str | bytes] = {
+    "tsconfig.base.json": '{"compilerOptions": {"strict": true, "baseUrl": ".", "paths": {\n'
+    '  "@acme/c1": ["libs/c1/src/index.ts"], "@acme/c2": ["libs/c2/src/index.ts"]\n}}}\n',
+    "libs/c2/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+    "libs/c2/src/index.ts": "export function alpha(): number {\n  return 1;\n}\n",
+    "libs/c1/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+    "libs/c1/src/index.ts": "export * from '@acme/c2';\nexport const one = 1;\n",
+    "apps/user/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+    "apps/user/src/main.ts": "import { beta, one } from '@acme/c1';\n\nexport const run = () => beta() + one;\n",
+    "apps/other/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+    "apps/other/src/main.ts": "export function beta(): number {\n  return 2;\n}\n",
+}
+
+
+def test_a_typescript_unit_is_kept_unless_what_it_imports_changed_its_surface_even_through_re_exports(
+    make_repo, tmp_path: Path
+):
+    """ts-rest: exporting two types from @ts-rest/fastify re-indexed all 34 units of the tree (any
+    TypeScript unit counted as reaching any other), slower than indexing it in full. A unit now
+    reaches what its files import (through tsconfig paths here), and through what that re-exports:
+    apps/user's `beta` comes through c1's `export *` from c2, which declares it only in the second
+    commit (a `beta` declared elsewhere all along, so no unit is re-indexed for spelling the name)."""
+    require("scip-typescript")
+    repo = make_repo(TS_MONOREPO)
+    run("index", str(repo.path))
+    repo.commit({"libs/c2/src/index.ts": TS_MONOREPO["libs/c2/src/index.ts"]  # type: ignore[operator]
+                 + "export function beta(): number {\n  return 3;\n}\n"})  # fmt: skip
+    head = repo.git("rev-parse", "HEAD")
+    run("index", str(repo.path), "--full", "--out", str(tmp_path / "full.kgen"))
+    out = json.loads(run("index", str(repo.path), "--json"))
+    stored = load_from_notes(open_repository(str(repo.path)), head)
+    same(stored, load_from_file(str(tmp_path / "full.kgen")))
+    assert outcomes(out) == {
+        "scip-typescript:libs/c2": "libs/c2/src/index.ts changed",
+        "scip-typescript:libs/c1": "scip-typescript:libs/c2 changed its public surface",
+        "scip-typescript:apps/user": "scip-typescript:libs/c2 changed its public surface",
+        "scip-typescript:apps/other": "reused",
+    }

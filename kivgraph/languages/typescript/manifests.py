@@ -198,6 +198,37 @@ def read_paths_config(layout: RepoLayout, path: str, depth: int) -> PathsConfig 
                        root_dir=emitted["rootDir"], declaration_dir=emitted["declarationDir"])  # fmt: skip
 
 
+def tsconfig_includes(layout: RepoLayout, path: str) -> list[tuple[str, list[str]]]:
+    """The `include` and `files` entries a tsconfig's program is made of, each with the directory
+    they are relative to: its own, or those of the tsconfig it extends (relative `extends` only),
+    which it inherits key by key when it does not set them. Empty when neither is set anywhere
+    (then everything under the tsconfig's directory is included)."""
+    found: list[tuple[str, list[str]]] = []
+    wanted = {"include", "files"}
+    for _ in range(9):
+        data = json_object(load_json(layout.read_text(path)))
+        if data is None:
+            break
+        directory = path.rpartition("/")[0]
+        for key in sorted(wanted & data.keys()):
+            entries = data[key]
+            if isinstance(entries, list):
+                found.append((directory, [e for e in cast(list[Any], entries) if isinstance(e, str)]))
+            wanted.discard(key)
+        extends: Any = data.get("extends")
+        parents: list[Any] = cast(list[Any], extends) if isinstance(extends, list) else [extends]
+        parent = parents[0] if parents else None
+        if not wanted or not isinstance(parent, str) or not parent.startswith("."):
+            break
+        target = posixpath.normpath(posixpath.join(directory, parent))
+        if not target.endswith(".json"):
+            target = target + ".json" if f"{target}.json" in layout.paths else f"{target}/tsconfig.json"
+        if target not in layout.paths:
+            break
+        path = target
+    return found
+
+
 def json_object(value: Any) -> dict[str, Any] | None:
     """`value` when it is a JSON object (keys are always strings in JSON)."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else None

@@ -6,6 +6,7 @@ of this tree (workspaces), and are otherwise external packages. Reads manifests 
 """
 
 import posixpath
+import re
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -76,6 +77,16 @@ def resolve(spec: str, from_file: str, layout: RepoLayout) -> ModuleTarget:
     if claimed_by_paths:
         return ModuleTarget(reason=NOT_RESOLVED)
     return ModuleTarget(external=name)
+
+
+WRITTEN_IMPORT = re.compile(rb"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['"])([^'"\n]+)\1""")
+"""A module specifier as a TypeScript or JavaScript file writes it: `from 'x'` (imports and
+re-exports), `import 'x'`, `import('x')`, `require('x')` (and `import x = require('x')`)."""
+
+
+def written_specifiers(data: bytes) -> set[str]:
+    """Every module specifier a file writes (WRITTEN_IMPORT), resolved or not."""
+    return {hit.group(2).decode("utf-8", "replace") for hit in WRITTEN_IMPORT.finditer(data)}
 
 
 def package_name(spec: str) -> tuple[str, str]:
