@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kivgraph.model import Confidence
 from kivgraph.store import load_from_file, load_from_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
@@ -323,6 +324,9 @@ def test_a_typescript_unit_is_kept_unless_what_it_imports_changed_its_surface_ev
     out = json.loads(run("index", str(repo.path), "--json"))
     stored = load_from_notes(open_repository(str(repo.path)), head)
     same(stored, load_from_file(str(tmp_path / "full.kgen")))
+    names = {s.key: f"{s.file}:{s.qualified_name}" for s in stored.symbols}
+    assert any(names.get(e.target) == "libs/c2/src/index.ts:beta" and e.file == "apps/user/src/main.ts"
+               and e.confidence is Confidence.EXACT_TYPECHECKED for e in stored.edges)  # fmt: skip
     assert outcomes(out) == {
         "scip-typescript:libs/c2": "libs/c2/src/index.ts changed",
         "scip-typescript:libs/c1": "scip-typescript:libs/c2 changed its public surface",

@@ -441,10 +441,14 @@ class Targets:
     An index defines most of the symbols it references. A declaration file it did not index
     (a `.d.ts` reached through `paths` or a workspace link) is still named by the file path its
     symbols begin with, and the rest of the symbol is the qualified name within that file — when
-    the symbol is of a package the index itself defines: another package's paths are relative to
-    that package (`src/index.ts` of `@shop/core` is not ours), and its uses are external. A
-    `.d.ts` emitted with a declaration map leads on to the source declaration it was compiled
-    from (EXACT_DECLARATION_MAPPED): that, not the generated file, is what a change breaks.
+    the symbol is of a package the index itself defines. Another package's paths are relative to
+    that package: when it is a package of the tree (a package.json of that name and version, as
+    scip-typescript names a file by the closest one above it — a sibling reached through tsconfig
+    `paths` or a workspace link), `src/index.ts` of `@shop/core` is that package's file and its
+    uses are edges like any other; else they are external. A file with no package.json above it is
+    named by its absolute path. A `.d.ts` emitted with a declaration map leads on to the source
+    declaration it was compiled from (EXACT_DECLARATION_MAPPED): that, not the generated file, is
+    what a change breaks.
     """
 
     def __init__(self, files: dict[str, FileScopes], read: Callable[[str], bytes | None],
@@ -464,6 +468,7 @@ class Targets:
                 self.definitions.get(symbol)
                 or self.definitions.get(rust_library_alias(symbol))
                 or self._by_path(symbol, self._in_tree)
+                or self._by_path(symbol, self._in_tree_package, own=False)
             )
             emitted = self._by_path(symbol, self._emitted_source) if site is None else None
             mapped = emitted or (self._mapped(site) if site is not None else None)
@@ -474,11 +479,11 @@ class Targets:
             )  # fmt: skip
         return self.found[symbol]
 
-    def _by_path(self, symbol: str, file_of: Callable[[ScipSymbol, str], str | None]) -> Site | None:
-        """The declaration a symbol of our own package names by its file path and qualified name,
-        the file found by `file_of(symbol, package-relative path)`."""
+    def _by_path(self, symbol: str, file_of: Callable[[ScipSymbol, str], str | None], own: bool = True) -> Site | None:
+        """The declaration a symbol names by its file path and qualified name, the file found by
+        `file_of(symbol, package-relative path)`; `own`: only a symbol of our own package."""
         parsed = parse_symbol(symbol)
-        if parsed is None or (parsed.manager, parsed.package) not in self.own:
+        if parsed is None or (own and (parsed.manager, parsed.package) not in self.own):
             return None
         path = ""
         for at, descriptor in enumerate(parsed.descriptors):
@@ -497,6 +502,21 @@ class Targets:
 
     def _in_tree(self, parsed: ScipSymbol, path: str) -> str | None:
         return path if path in self.files else None
+
+    def _in_tree_package(self, parsed: ScipSymbol, path: str) -> str | None:
+        """The file of the tree a symbol of another npm package names: `path` within a package of
+        the tree of its name and version, or — a file with no package.json above it, which
+        scip-typescript names by its absolute path — the longest end of that path that is ours."""
+        if parsed.manager != "npm" or self.layout is None:
+            return None
+        if not parsed.package:
+            parts = path.split("/")
+            return next((end for i in range(1, len(parts)) if (end := "/".join(parts[i:])) in self.files), None)
+        for package in manifests(self.layout).workspace().get(parsed.package, ()):
+            file = f"{package.root}/{path}" if package.root else path
+            if package.version in (parsed.version, "") and file in self.files:
+                return file
+        return None
 
     def _emitted_source(self, parsed: ScipSymbol, path: str) -> str | None:
         """Our package's declaration file as tsc emitted it (`dist/index.d.ts` of the copy installed

@@ -515,6 +515,35 @@ def test_a_workspace_package_typescript_could_not_resolve_keeps_the_syntax_layer
     assert ("run", EdgeKind.CALLS_DIRECT, "helper", Confidence.CANDIDATE) in edges
 
 
+def test_a_sibling_package_typescript_resolved_is_an_exact_edge_into_the_tree_not_an_external_use(make_repo):
+    """ts-rest: @ts-rest/express imports @ts-rest/core through tsconfig.base.json's paths, and
+    scip-typescript names core's symbols by core's package.json (`npm @ts-rest/core 3.52.1
+    src/...`): every use of core from the other packages was an external reference to a package
+    named like one of the tree's, and a change to core reached none of them. A file with no
+    package.json above it is named by its absolute path; it is the tree's file too."""
+    require("scip-typescript")
+    base = '{"compilerOptions": {"strict": true, "baseUrl": ".", "paths": {"@acme/core": ["libs/core/src/index.ts"],'
+    repo = make_repo(
+        {
+            "tsconfig.base.json": base + ' "@acme/util": ["libs/util/src/index.ts"]}}}\n',
+            "libs/core/package.json": '{"name": "@acme/core", "version": "3.1.0"}\n',
+            "libs/core/tsconfig.json": '{"extends": "../../tsconfig.base.json"}\n',
+            "libs/core/src/index.ts": "export function route(path: string): string {\n  return path;\n}\n",
+            "libs/util/tsconfig.json": '{"extends": "../../tsconfig.base.json"}\n',
+            "libs/util/src/index.ts": 'export const slash = "/";\n',
+            "libs/express/package.json": '{"name": "@acme/express", "version": "3.1.0"}\n',
+            "libs/express/tsconfig.json": '{"extends": "../../tsconfig.base.json"}\n',
+            "libs/express/src/index.ts": "import { route } from '@acme/core';\nimport { slash } from '@acme/util';\n\n"
+            "export function serve(): string {\n  return route(slash);\n}\n",
+        }
+    )
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    edges = named_edges(generation)
+    assert ("serve", EdgeKind.CALLS_DIRECT, "route", EXACT) in edges
+    assert ("serve", EdgeKind.REFERENCES, "slash", EXACT) in edges
+    assert not [r for r in generation.external_references if r.symbol.endswith(("route", "slash"))]
+
+
 def test_the_requirements_fetched_one_by_one_are_what_the_go_command_would_fetch():
     from kivgraph.languages.go.toolchain import read_requirements
 
