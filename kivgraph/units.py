@@ -47,10 +47,13 @@ def go_imports(data: bytes) -> list[str]:
 
 class Dependencies:
     """Which units a unit's uses may reach: what its manifests declare, every Go module under a
-    go.work, any unit whose files a script or syntax-only unit could import by path (the same
+    go.work, any unit whose files a syntax-only unit could import by path (the same
     languages), the units whose name its files spell, and what an earlier generation's edges show
     it used. Without an earlier generation, only Go's reach is known for certain (a package is
     imported by its module's path): a unit of another language reaches every unit of its languages.
+    With one, a TypeScript project reaches what its files import and its tsconfig includes, read
+    from them (`_imported`, `_included`): what it used before shows in the earlier edges, and what
+    it may use now is written in its files.
 
     A Go module reaches the modules its files import, and the siblings its go.mod replaces by a
     path — not all its go.mod requires: since Go 1.17 go.mod lists every indirect module too, and
