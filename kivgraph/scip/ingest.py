@@ -7,6 +7,7 @@ symbols defined outside the index become external references keyed by the SCIP p
 files an index covers, these facts replace the fallback resolver's CANDIDATE ones.
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -36,6 +37,7 @@ from kivgraph.scip.late import LateDefinition, LateGo, LateSites, LateUse
 from kivgraph.scip.symbols import ScipSymbol, Suffix, is_local, parse_symbol
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
+_TYPE_LITERAL = re.compile(r"typeLiteral\d+")
 LOCALS_FOLLOWED = frozenset({Provenance.SCIP_TYPESCRIPT})
 """The indexes whose local symbols ingestion follows (scip-typescript names an object literal's
 method by one); the local occurrences of any other need not even be loaded."""
@@ -294,6 +296,10 @@ def ingest(
                 shorthands.add((document.path, line, source))
             found = (local, Confidence.EXACT_TYPECHECKED) if local is not None else targets.find(occurrence.symbol)
             kind = _site_kind(bool(occurrence.roles & IMPORT), import_lines.get(line), site, member_key)
+            if found is not None and occurrence.symbol in targets.through_holder:
+                if key(found[0]) == source:
+                    continue  # a function's use of its own parameter, a class's of its own member
+                kind = EdgeKind.REFERENCES
             if found is None:
                 if occurrence.symbol in defined_here:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
@@ -348,8 +354,8 @@ def _relations(document: Document, definitions: dict[str, Site], targets: "Targe
                 if held is not None:
                     late.use(LateUse(key(site), relation.symbol, held, EdgeKind.IMPLEMENTS, site.path, line,
                                      relation=True, source_callable=callable_source))  # fmt: skip
-            if found is None:
-                continue
+            if found is None or relation.symbol in targets.through_holder:
+                continue  # implementing a member we do not model is not implementing what holds it
             other, confidence = found
             kind = _relation_kind(files, site, other)
             edge(key(site), key(other), kind, site.path, line, confidence)
@@ -461,6 +467,9 @@ class Targets:
         self.names: dict[str, dict[str, int]] = {}
         self.maps: dict[str, DeclarationMap | None] = {}
         self.found: dict[str, tuple[Site, Confidence] | None] = {}
+        self.through_holder: set[str] = set()
+        """Symbols of members we do not model, found as the declaration that holds them: a use of
+        one is a REFERENCES of that declaration, whatever the site does with the member."""
 
     def find(self, symbol: str) -> tuple[Site, Confidence] | None:
         if symbol not in self.found:
@@ -471,6 +480,9 @@ class Targets:
                 or self._by_path(symbol, self._in_tree_package, own=False)
             )
             emitted = self._by_path(symbol, self._emitted_source) if site is None else None
+            if site is None and emitted is None:
+                site = self._by_path(symbol, self._in_tree, holder=True) or self._by_path(
+                    symbol, self._in_tree_package, own=False, holder=True)  # fmt: skip
             mapped = emitted or (self._mapped(site) if site is not None else None)
             self.found[symbol] = (
                 (mapped, Confidence.EXACT_DECLARATION_MAPPED) if mapped is not None
@@ -479,9 +491,12 @@ class Targets:
             )  # fmt: skip
         return self.found[symbol]
 
-    def _by_path(self, symbol: str, file_of: Callable[[ScipSymbol, str], str | None], own: bool = True) -> Site | None:
+    def _by_path(self, symbol: str, file_of: Callable[[ScipSymbol, str], str | None], own: bool = True,
+                 holder: bool = False) -> Site | None:  # fmt: skip
         """The declaration a symbol names by its file path and qualified name, the file found by
-        `file_of(symbol, package-relative path)`; `own`: only a symbol of our own package."""
+        `file_of(symbol, package-relative path)`; `own`: only a symbol of our own package. `holder`:
+        a member we do not model (a type literal's property, `ContractInstance.typeLiteral5.router`)
+        is found as the declaration that holds it (through_holder)."""
         parsed = parse_symbol(symbol)
         if parsed is None or (own and (parsed.manager, parsed.package) not in self.own):
             return None
@@ -495,8 +510,15 @@ class Targets:
                 rest = parsed.descriptors[at + 1 :]
                 if not rest:
                     return Site(file, -1)
-                qualified = ".".join("constructor" if d.name == "<constructor>" else d.name for d in rest)
-                found = self._names(file).get(qualified)
+                # scip-typescript names a type literal's scope `typeLiteralN`, which declares nothing
+                # (`Contract.typeLiteral0.router` is the property `Contract.router`).
+                parts = ["constructor" if d.name == "<constructor>" else d.name for d in rest
+                         if not _TYPE_LITERAL.fullmatch(d.name)]  # fmt: skip
+                names = self._names(file)
+                ends = range(len(parts), 0, -1) if holder else (len(parts),)
+                found = next((f for end in ends if (f := names.get(".".join(parts[:end]))) is not None), None)
+                if found is not None and names.get(".".join(parts)) is None:
+                    self.through_holder.add(symbol)
                 return Site(file, found) if found is not None else None
         return None
 

@@ -544,6 +544,40 @@ def test_a_sibling_package_typescript_resolved_is_an_exact_edge_into_the_tree_no
     assert not [r for r in generation.external_references if r.symbol.endswith(("route", "slash"))]
 
 
+def test_a_use_of_a_member_we_do_not_model_references_the_declaration_that_holds_it(make_repo):
+    """ts-rest: `contract.router(...)` names `ContractInstance.typeLiteral5.router`, a property of a
+    type literal: ~3,000 such uses were external references to the repository's own packages, and
+    changing ContractInstance reached none of them. scip-typescript's `typeLiteralN` declares
+    nothing (`Contract.typeLiteral0.router` is the property `Contract.router`), and a member the
+    syntax layer does not declare (`leaf`, in a property's own type literal) is a reference to the
+    declaration that holds it — never an edge of a function to itself for its own parameters."""
+    require("scip-typescript")
+    contract = "{ router: (path: string) => string; deep: { leaf: () => number } }"
+    repo = make_repo(
+        {
+            "tsconfig.base.json": '{"compilerOptions": {"strict": true, "baseUrl": ".", '
+            '"paths": {"@acme/core": ["libs/core/src/index.ts"]}}}\n',
+            "libs/core/package.json": '{"name": "@acme/core", "version": "1.0.0"}\n',
+            "libs/core/tsconfig.json": '{"extends": "../../tsconfig.base.json"}\n',
+            "libs/core/src/index.ts": f"export type Contract = {contract};\n\n"
+            "export function make(prefix: string): Contract {\n"
+            "  return { router: (path) => prefix + path, deep: { leaf: () => 1 } };\n}\n\n"
+            "export function local(c: Contract): string {\n  return c.router('/');\n}\n",
+            "libs/express/package.json": '{"name": "@acme/express", "version": "1.0.0"}\n',
+            "libs/express/tsconfig.json": '{"extends": "../../tsconfig.base.json"}\n',
+            "libs/express/src/index.ts": "import { make } from '@acme/core';\n\nexport function serve(): string {\n"
+            "  return make('/api').router('/users') + make('').deep.leaf();\n}\n",
+        }
+    )
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    edges = named_edges(generation)
+    assert ("serve", EdgeKind.CALLS_DIRECT, "Contract.router", EXACT) in edges  # another package's
+    assert ("local", EdgeKind.CALLS_DIRECT, "Contract.router", EXACT) in edges  # its own package's
+    assert ("serve", EdgeKind.REFERENCES, "Contract.deep", EXACT) in edges  # through `leaf`
+    assert not [r for r in generation.external_references if "router" in r.symbol or "leaf" in r.symbol]
+    assert not [(s, t) for s, _, t, _ in edges if s == t]
+
+
 def test_the_requirements_fetched_one_by_one_are_what_the_go_command_would_fetch():
     from kivgraph.languages.go.toolchain import read_requirements
 
