@@ -301,7 +301,7 @@ def ingest(
                     continue  # a function's use of its own parameter, a class's of its own member
                 kind = EdgeKind.REFERENCES
             if found is None:
-                if occurrence.symbol in defined_here:
+                if occurrence.symbol in defined_here or occurrence.symbol in targets.unmodeled:
                     continue  # ours but not a declaration we model (a parameter, an object literal's key)
                 if late is not None and (held := late.held(document.path, occurrence.symbol)) is not None:
                     late.use(LateUse(source, occurrence.symbol, held, kind, document.path, line))
@@ -467,6 +467,9 @@ class Targets:
         self.names: dict[str, dict[str, int]] = {}
         self.maps: dict[str, DeclarationMap | None] = {}
         self.found: dict[str, tuple[Site, Confidence] | None] = {}
+        self.unmodeled: set[str] = set()
+        """Symbols of a file of the tree that nothing in it declares (an anonymous object's
+        property, `client.spec.ts/query0`): ours, but no declaration we model — never external."""
         self.through_holder: set[str] = set()
         """Symbols of members we do not model, found as the declaration that holds them: a use of
         one is a REFERENCES of that declaration, whatever the site does with the member."""
@@ -519,6 +522,8 @@ class Targets:
                 found = next((f for end in ends if (f := names.get(".".join(parts[:end]))) is not None), None)
                 if found is not None and names.get(".".join(parts)) is None:
                     self.through_holder.add(symbol)
+                if found is None and holder:
+                    self.unmodeled.add(symbol)
                 return Site(file, found) if found is not None else None
         return None
 
