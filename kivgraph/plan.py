@@ -12,8 +12,8 @@ from typing import Any, cast
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
-from kivgraph.languages.typescript.manifests import normalize, read_paths_config
-from kivgraph.languages.typescript.modules import matching_paths, written_specifiers
+from kivgraph.languages.typescript.manifests import read_paths_config
+from kivgraph.languages.typescript.modules import mapped_by_config, written_specifiers
 from kivgraph.model import Language
 from kivgraph.scip.projects import projects
 from kivgraph.snapshot import MAX_FILE_BYTES, Snapshot, utf8_path
@@ -382,24 +382,20 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
 
 
 def _through_paths(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set[str]:
-    """The units of the tree a TypeScript unit imports through its tsconfig's `paths` (its own or
-    one it extends: `"@acme/core": ["libs/core/src/index.ts"]`), as its files write them. A base
-    tsconfig commonly maps every package of the tree, so what is mapped is not what is used."""
+    """The units of the tree a TypeScript unit imports through its tsconfig's `paths` or `baseUrl`
+    (its own or one it extends: `"@acme/core": ["libs/core/src/index.ts"]`), as its files write
+    them. A base tsconfig commonly maps every package of the tree: what is mapped is not what is used."""
     config = read_paths_config(layout, _manifest(unit.root, "tsconfig.json"), depth=0)
-    if config is None or not config.paths:
+    if config is None or not (config.paths or config.base_url is not None):
         return set()
     written = {spec for path in unit.files if (data := layout.read(path)) for spec in written_specifiers(data)}
     others = [u for u in units if u.analyzer == unit.analyzer and u is not unit]
     found: set[str] = set()
-    for spec in written:
-        if spec.startswith("."):
-            continue
-        for substitutions, star in matching_paths(config.paths, spec):
-            targets = [normalize(s.replace("*", star, 1)) for s in substitutions]
-            holders = [max(held, key=lambda u: len(u.root)) for t in targets
-                       if (held := [u for u in others if _inside(t + "/", u.root)])]  # fmt: skip
-            if holders:
-                found.add(holders[0].id)
+    for spec in sorted(s for s in written if not s.startswith(".")):
+        for mapped in mapped_by_config(config, spec):
+            held = [u for u in others if _inside(mapped + "/", u.root)]
+            if held:
+                found.add(max(held, key=lambda u: len(u.root)).id)
                 break
     return found
 

@@ -17,8 +17,8 @@ from kivgraph.compose import Given
 from kivgraph.indexing import Progress, index_snapshot, tree_go_homonyms
 from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.resolve import Held
-from kivgraph.languages.typescript.manifests import read_paths_config, tsconfig_includes
-from kivgraph.languages.typescript.modules import matching_paths, written_specifiers
+from kivgraph.languages.typescript.manifests import normalize, read_paths_config, tsconfig_includes
+from kivgraph.languages.typescript.modules import mapped_by_config, written_specifiers
 from kivgraph.languages.typescript.modules import resolve as resolve_module
 from kivgraph.model import Generation, Language
 from kivgraph.plan import SYNTAX, Plan, Unit, go_replaced, reaches_by_path
@@ -73,6 +73,10 @@ class Dependencies:
         self.mentions: dict[str, set[str]] = {}
         self._of: dict[str, set[str]] = {}
         self._dependents: dict[str, set[str]] | None = None
+
+    @cached_property
+    def _owners(self) -> dict[str, Unit]:
+        return self.plan.owners()
 
     @cached_property
     def layout(self) -> RepoLayout:
@@ -167,16 +171,12 @@ class Dependencies:
             for spec in written_specifiers(data) if data is not None else ():
                 target = resolve_module(spec, path, self.layout)
                 if target.files:
-                    found |= {u.id for f in target.files if (u := self.plan.owner(f)) is not None}
+                    found |= {u.id for f in target.files if (u := self._owners.get(f)) is not None}
                     continue
-                named: list[str] = []
                 if spec.startswith(("./", "../")):
-                    named.append(posixpath.normpath(posixpath.join(posixpath.dirname(path), spec)))
-                elif config is not None:
-                    matched = matching_paths(config.paths, spec)
-                    named += [sub.replace("*", star, 1) for subs, star in matched for sub in subs]
-                    if config.base_url is not None:
-                        named.append(posixpath.normpath(posixpath.join(config.base_url, spec)))
+                    named = [posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))]
+                else:
+                    named = mapped_by_config(config, spec) if config is not None else []
                 for base in named:
                     for guess in (f"{base}.ts", f"{base}/index.ts", base):
                         holder = self.plan.owner(guess)
@@ -189,18 +189,17 @@ class Dependencies:
         """The units a TypeScript unit's tsconfig (or the one it extends, whose `include` and
         `files` it inherits) brings into its program from outside its root: `"include":
         ["../shared/**/*"]` makes the files of a unit under ../shared its own program's."""
-        outside: list[str] = []
-        for directory, entries in tsconfig_includes(self.layout, f"{unit.root}/tsconfig.json" if unit.root
-                                                    else "tsconfig.json"):  # fmt: skip
+        found: set[str] = set()
+        manifest = f"{unit.root}/tsconfig.json" if unit.root else "tsconfig.json"
+        for directory, entries in tsconfig_includes(self.layout, manifest):
             for entry in entries:
                 static = re.split(r"[*?{\[]", entry, maxsplit=1)[0]
-                where = posixpath.normpath(posixpath.join(directory, static)) if static else directory or "."
-                where = "" if where == "." else where
-                if not (where == unit.root or where.startswith(f"{unit.root}/") if unit.root else True):
-                    outside.append(where)
-        found = {u.id for u in self.plan.units for where in outside
-                 if u is not unit and (not where or u.root == where or u.root.startswith(f"{where}/")
-                                       or where.startswith(f"{u.root}/") or not u.root)}  # fmt: skip
+                where = normalize(posixpath.join(directory, static))
+                if not unit.root or where == unit.root or where.startswith(f"{unit.root}/"):
+                    continue  # inside its own root
+                found |= {u.id for u in self.plan.units if u is not unit and (
+                    not where or not u.root or u.root == where or u.root.startswith(f"{where}/")
+                    or where.startswith(f"{u.root}/"))}  # fmt: skip
         return found
 
     def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:

@@ -162,12 +162,8 @@ def read_paths_config(layout: RepoLayout, path: str, depth: int) -> PathsConfig 
         [extends] if isinstance(extends, str) else cast(list[Any], extends) if isinstance(extends, list) else []
     )
     for parent in parents:
-        if not isinstance(parent, str) or depth > 8 or not parent.startswith("."):
-            continue  # a package's tsconfig (`@tsconfig/node20`) is outside the tree
-        target = posixpath.normpath(posixpath.join(directory, parent))
-        if not target.endswith(".json"):
-            target = target + ".json" if f"{target}.json" in layout.paths else f"{target}/tsconfig.json"
-        if target in layout.paths:
+        target = extended_config(layout, directory, parent) if depth <= 8 else None
+        if target is not None:
             inherited = read_paths_config(layout, target, depth + 1) or inherited
     options = json_object(data.get("compilerOptions")) or {}
     base_url = inherited.base_url if inherited else None
@@ -217,16 +213,22 @@ def tsconfig_includes(layout: RepoLayout, path: str) -> list[tuple[str, list[str
             wanted.discard(key)
         extends: Any = data.get("extends")
         parents: list[Any] = cast(list[Any], extends) if isinstance(extends, list) else [extends]
-        parent = parents[0] if parents else None
-        if not wanted or not isinstance(parent, str) or not parent.startswith("."):
-            break
-        target = posixpath.normpath(posixpath.join(directory, parent))
-        if not target.endswith(".json"):
-            target = target + ".json" if f"{target}.json" in layout.paths else f"{target}/tsconfig.json"
-        if target not in layout.paths:
+        target = extended_config(layout, directory, parents[0]) if wanted and parents else None
+        if target is None:
             break
         path = target
     return found
+
+
+def extended_config(layout: RepoLayout, directory: str, parent: object) -> str | None:
+    """The tree's tsconfig an `extends` entry written in `directory` names, or None: a package's
+    tsconfig (`@tsconfig/node20`) is outside the tree."""
+    if not isinstance(parent, str) or not parent.startswith("."):
+        return None
+    target = posixpath.normpath(posixpath.join(directory, parent))
+    if not target.endswith(".json"):
+        target = target + ".json" if f"{target}.json" in layout.paths else f"{target}/tsconfig.json"
+    return target if target in layout.paths else None
 
 
 def json_object(value: Any) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 from kivgraph.languages import ModuleTarget, RepoLayout
-from kivgraph.languages.typescript.manifests import PackageManifest, json_object, manifests, normalize
+from kivgraph.languages.typescript.manifests import PackageManifest, PathsConfig, json_object, manifests, normalize
 
 SOURCE_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 TS_FOR_JS = {
@@ -53,14 +53,9 @@ def resolve(spec: str, from_file: str, layout: RepoLayout) -> ModuleTarget:
     config = cache.paths_config(from_file)
     claimed_by_paths = False
     if config is not None:
-        for substitutions, star in matching_paths(config.paths, spec):
-            claimed_by_paths = claimed_by_paths or substitutions != ("*",)
-            for substitution in substitutions:
-                found = find_file(layout, substitution.replace("*", star, 1), prefer_ts)
-                if found:
-                    return ModuleTarget(files=(found,))
-        if config.base_url is not None:
-            found = find_file(layout, normalize(posixpath.join(config.base_url, spec)), prefer_ts)
+        claimed_by_paths = any(subs != ("*",) for subs, _ in matching_paths(config.paths, spec))
+        for mapped in mapped_by_config(config, spec):
+            found = find_file(layout, mapped, prefer_ts)
             if found:
                 return ModuleTarget(files=(found,))
     name, subpath = package_name(spec)
@@ -230,6 +225,15 @@ def pick_condition(value: Any) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def mapped_by_config(config: PathsConfig, spec: str) -> list[str]:
+    """The module paths a tsconfig maps a bare specifier to, in the order resolution tries them:
+    its `paths` substitutions (the most specific pattern first), then `baseUrl`."""
+    mapped = [normalize(sub.replace("*", star, 1)) for subs, star in matching_paths(config.paths, spec) for sub in subs]
+    if config.base_url is not None:
+        mapped.append(normalize(posixpath.join(config.base_url, spec)))
+    return mapped
 
 
 def matching_paths(paths: tuple[tuple[str, tuple[str, ...]], ...], spec: str) -> list[tuple[tuple[str, ...], str]]:
