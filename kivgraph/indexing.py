@@ -202,7 +202,8 @@ def _index_parsed(
         if progress is not None:
             progress("analyzers", 0, 1)
         runs, left_out = analysis.finish()
-    indexes = [(i, "") for i in scip_indexes] + [(r.index, r.project.root) for r in runs if r.index is not None]
+    indexes = [(i, "") for i in scip_indexes]
+    indexes += [(r.index, r.project.documents_root) for r in runs if r.index is not None]
     declared = _declared_at(scopes) if indexes else {}
     sites = LateSites(analysis.unmerged, late) if late is not None and analysis is not None else None
     for scip_index, root in indexes:

@@ -1,6 +1,6 @@
 """The units of work of a tree: the project roots its analyzers run on (each go.mod, topmost
-tsconfig.json, topmost Cargo.toml, the Python tree) and the rest as syntax-only units, each with its
-files, size and the units it depends on; in dependency order, and balanced over N shards."""
+tsconfig.json, topmost Cargo.toml, Python project root) and the rest as syntax-only units, each with
+its files, size and the units it depends on; in dependency order, and balanced over N shards."""
 
 import json
 import re
@@ -12,6 +12,7 @@ from typing import Any, cast
 from kivgraph.errors import InvalidArgumentError
 from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.go.modules import MODULE_LINE, local_replacements
+from kivgraph.languages.python.modules import PYTHON_SUFFIXES, module_places, written_modules
 from kivgraph.languages.typescript.manifests import read_paths_config
 from kivgraph.languages.typescript.modules import mapped_by_config, written_specifiers
 from kivgraph.model import Language
@@ -67,7 +68,8 @@ class Unit:
     bytes: int
     depends_on: tuple[str, ...] = ()
     """The ids of the units it depends on (Go require/replace, npm dependencies, tsconfig
-    references and the `paths` its files import through, Cargo path dependencies)."""
+    references and the `paths` its files import through, Cargo path dependencies, the Python
+    projects whose modules its files import)."""
     work: int = 0
     """What indexing it costs, in bytes of source: those it parses (a file too large to parse costs
     nothing), and for an analyzed unit a type checker's start (ANALYZER_START)."""
@@ -247,10 +249,11 @@ def _exchanged(away: _ShardLoad, to: _ShardLoad, unit: str, other: str | None) -
 def reaches_by_path(unit: Unit, languages: frozenset[Language], other: frozenset[Language], uses_known: bool) -> bool:
     """Whether a unit (of `languages`) may use one of `other` languages with no manifest or import
     naming it: a syntax-only unit imports any file of its languages by path, and so, for all anyone
-    can tell, may a unit of a language but Go when no earlier generation shows what it used
-    (`uses_known`). A Go module reaches another only by its module path; a TypeScript unit whose
-    uses are known, by what its files import (units.py `Dependencies`, which reads them)."""
-    by_path = unit.analyzer == SYNTAX or (not uses_known and unit.analyzer != "scip-go")
+    can tell, may a TypeScript or Rust unit when no earlier generation shows what it used
+    (`uses_known`). A Go module reaches another only by its module path, a Python project by the
+    modules its files import (`_python_imports`); a TypeScript unit whose uses are known, by what
+    its files import (units.py `Dependencies`, which reads them)."""
+    by_path = unit.analyzer == SYNTAX or (not uses_known and unit.analyzer not in ("scip-go", "scip-python"))
     return bool(by_path and languages & other)
 
 
@@ -281,7 +284,7 @@ def plan(files: Iterable[tuple[str, int]], read: Callable[[str], bytes | None],
     for root, paths in sorted(remainder.items()):
         units.append(Unit(root, SYNTAX, "", root or ".", tuple(paths), sum(sized[p] for p in paths),
                           work=_parsed(paths, sized)))  # fmt: skip
-    layout = RepoLayout(sized, read) if any(u.analyzer == "scip-typescript" for u in units) else None
+    layout = RepoLayout(sized, read) if any(u.analyzer in ("scip-typescript", "scip-python") for u in units) else None
     units = [_with_dependencies(u, units, read, layout) for u in units]
     return _ordered(units)
 
@@ -371,6 +374,8 @@ def _with_dependencies(unit: Unit, units: list[Unit], read: Callable[[str], byte
         found |= _at_paths(unit, units, [p for r in entries if isinstance(p := _fields(r).get("path"), str)])
         if layout is not None:
             found |= _through_paths(unit, units, layout)
+    elif unit.analyzer == "scip-python" and layout is not None:
+        found |= _python_imports(unit, units, layout)
     elif unit.analyzer == "rust-analyzer":
         manifest = _toml(read, _manifest(unit.root, "Cargo.toml"))
         tables = [_fields(manifest.get(t)) for t in ("dependencies", "dev-dependencies", "build-dependencies")]
@@ -397,6 +402,23 @@ def _through_paths(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set
             if held:
                 found.add(max(held, key=lambda u: len(u.root)).id)
                 break
+    return found
+
+
+def _python_imports(unit: Unit, units: Sequence[Unit], layout: RepoLayout) -> set[str]:
+    """The Python projects of the tree whose modules a Python unit's files import, found where its
+    type checker finds them (`module_places`): the project holding the module's file, or, for a
+    namespace package several projects share (`opentelemetry`), each that has part of it."""
+    python = sorted((u for u in units if u.analyzer == unit.analyzer), key=lambda u: -len(u.root))
+    written = {m for path in unit.files if (data := layout.read(path)) for m in written_modules(data)}
+    found: set[str] = set()
+    for module in sorted(written):
+        for place in module_places(module, layout):
+            holder = next((u for u in python if _inside(place, u.root)), None)
+            if holder is not None:
+                found.add(holder.id)
+            if not place.endswith(PYTHON_SUFFIXES):  # a namespace package's directory: projects inside it too
+                found |= {u.id for u in python if u.root.startswith(place + "/")}
     return found
 
 

@@ -15,6 +15,7 @@ from kivgraph.store import load_from_file, load_from_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
 from tests.scip.analyzers import require
+from tests.scip.test_run import PYTHON_ROOTS
 from tests.test_shard import TREE, run, same
 
 LIB_DONE = LIB_RENAMED = (
@@ -143,6 +144,36 @@ def test_scripts_python_and_syntax_only_units_reuse_by_their_own_rules(make_repo
     found = step({"scripts/build.js": grown + "function lint() {}\n"})
     assert found == {"syntax:scripts": "scripts/build.js changed", "scip-python:.": "reused",
                      "scip-typescript:web": "syntax:scripts changed its public surface"}  # fmt: skip
+
+
+def test_python_project_roots_reuse_by_the_modules_they_import(make_repo, tmp_path: Path):
+    """Each Python project root is a unit: a change inside a project re-indexes it alone; a rename
+    in a library re-indexes the projects importing it, directly or through one that does (a
+    module names what it uses by the module declaring it), and their uses of the old name are gone."""
+    require("scip-python")
+    repo = make_repo(PYTHON_ROOTS)
+    run("index", str(repo.path))
+
+    def step(files: dict[str, str | bytes]) -> dict[str, str]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        full = tmp_path / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--json"))
+        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+        return outcomes(out)
+
+    main = PYTHON_ROOTS["appb/appb/main.py"].replace("'c'", "'d'")  # type: ignore[union-attr]
+    assert step({"appb/appb/main.py": main}) == {"scip-python:liba": "reused", "scip-python:.": "reused",
+                                                 "scip-python:appb": "appb/appb/main.py changed"}  # fmt: skip
+    body = PYTHON_ROOTS["liba/src/liba/core.py"].replace("'hi '", "'hello '")  # type: ignore[union-attr]
+    found = step({"liba/src/liba/core.py": body})
+    assert found == {"scip-python:liba": "liba/src/liba/core.py changed", "scip-python:appb": "reused",
+                     "scip-python:.": "reused"}  # fmt: skip
+    found = step({"liba/src/liba/core.py": body.replace("greet", "welcome")})
+    assert found == {"scip-python:liba": "liba/src/liba/core.py changed",
+                     "scip-python:appb": "scip-python:liba changed its public surface",
+                     "scip-python:.": "scip-python:liba changed its public surface"}  # fmt: skip
 
 
 def test_a_corrupt_ancestor_note_is_passed_over(make_repo):

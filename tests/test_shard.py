@@ -20,6 +20,7 @@ from kivgraph.store import codec, load_from_file, load_from_notes
 from kivgraph.store.git import open_repository
 from tests.conftest import Repo
 from tests.scip.analyzers import require
+from tests.scip.test_run import PYTHON_ROOTS
 
 LIB = (
     "package lib\n\n// Do does.\nfunc Do() int { return 1 }\n\n"
@@ -225,6 +226,18 @@ def test_every_kind_of_unit_sharded_makes_the_generation_of_one_run(make_repo, t
     same(one, merged)
     assert {f.language.value for f in merged.files} >= {"go", "typescript", "javascript", "python", "rust"}
     assert any(e.file == "web/src/main.ts" and e.confidence.value == "EXACT_TYPECHECKED" for e in merged.edges)
+
+
+def test_python_project_roots_sharded_make_the_generation_of_one_run(make_repo, tmp_path: Path):
+    """Each Python project root is a unit; a shard's scip-python checks its own projects, finding
+    the others' modules in the tree, and the merge binds their uses as one run does: exactly."""
+    require("scip-python")
+    repo = make_repo(PYTHON_ROOTS)
+    one, merged = shards_and_one(repo, tmp_path, 3)
+    same(one, merged)
+    names = {s.key: s.qualified_name for s in merged.symbols}
+    exact = {(names[e.source], names[e.target]) for e in merged.edges if e.confidence.value == "EXACT_TYPECHECKED"}
+    assert {("main", "greet"), ("main", "Greeter.run"), ("tools.run", "main")} <= exact
 
 
 def test_shards_of_another_kivgraph_are_refused(modules: tuple[Repo, Path], tmp_path: Path):

@@ -8,13 +8,14 @@ files an index covers, these facts replace the fallback resolver's CANDIDATE one
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kivgraph.languages import RepoLayout
 from kivgraph.languages.python.exact import name_at, redeclares, slot_field
 from kivgraph.languages.python.gaps import PythonGaps
+from kivgraph.languages.python.modules import module_files, search_bases
 from kivgraph.languages.resolve import ROLE_EDGE, Facts
 from kivgraph.languages.scopes import FileScopes
 from kivgraph.languages.syntax import Role as SyntaxRole
@@ -34,7 +35,7 @@ from kivgraph.model import (
 from kivgraph.scip.declaration_maps import DeclarationMap, SourceMapError
 from kivgraph.scip.index import Document, Occurrence, Role, ScipIndex, TextEncoding
 from kivgraph.scip.late import LateDefinition, LateGo, LateSites, LateUse
-from kivgraph.scip.symbols import ScipSymbol, Suffix, is_local, parse_symbol
+from kivgraph.scip.symbols import Descriptor, ScipSymbol, Suffix, is_local, parse_symbol
 
 DEFINITION, IMPORT = int(Role.DEFINITION), int(Role.IMPORT)
 _TYPE_LITERAL = re.compile(r"typeLiteral\d+")
@@ -291,6 +292,8 @@ def ingest(
             parsed = parse_symbol(occurrence.symbol)
             if parsed is not None and parsed.descriptors:
                 resolved.add((document.path, line, parsed.name))
+                if python and parsed.name == "__init__" and parsed.descriptors[-1].suffix is Suffix.META:
+                    resolved.add((document.path, line, ""))  # a module: what `import pkg` asked for
             member_key = byte in bare and _names_member(parsed)
             if member_key:
                 shorthands.add((document.path, line, source))
@@ -480,6 +483,7 @@ class Targets:
                 self.definitions.get(symbol)
                 or self.definitions.get(rust_library_alias(symbol))
                 or self._by_path(symbol, self._in_tree)
+                or self._by_path(symbol, self._python_module)
                 or self._by_path(symbol, self._in_tree_package, own=False)
             )
             emitted = self._by_path(symbol, self._emitted_source) if site is None else None
@@ -511,8 +515,8 @@ class Targets:
             file = file_of(parsed, path)
             if file is not None:
                 rest = parsed.descriptors[at + 1 :]
-                if not rest:
-                    return Site(file, -1)
+                if not rest or [(d.name, d.suffix) for d in rest] == [("__init__", Suffix.META)]:
+                    return Site(file, -1)  # the module itself (scip-python: `pkg.mod`/__init__:)
                 # scip-typescript names a type literal's scope `typeLiteralN`, which declares nothing
                 # (`Contract.typeLiteral0.router` is the property `Contract.router`).
                 parts = ["constructor" if d.name == "<constructor>" else d.name for d in rest
@@ -522,13 +526,27 @@ class Targets:
                 found = next((f for end in ends if (f := names.get(".".join(parts[:end]))) is not None), None)
                 if found is not None and names.get(".".join(parts)) is None:
                     self.through_holder.add(symbol)
-                if found is None and holder:
+                if found is None and (holder or _parameter_of(rest, names)):
                     self.unmodeled.add(symbol)
                 return Site(file, found) if found is not None else None
         return None
 
     def _in_tree(self, parsed: ScipSymbol, path: str) -> str | None:
         return path if path in self.files else None
+
+    def _python_module(self, parsed: ScipSymbol, path: str) -> str | None:
+        """The file of the module scip-python names `pkg.mod`, found where every Python project's
+        run found its imports (languages/python/modules.py `search_bases`): a module of another
+        project of the tree, which this project's index uses but does not define."""
+        if parsed.manager != "python" or self.layout is None or "/" in path:
+            return None
+        parts = path.split(".")
+        first = parsed.descriptors[1].name if len(parsed.descriptors) > 1 else None
+        for base in search_bases(self.layout):
+            found = module_files(base, parts, self.layout)
+            if found:  # the implementation, unless only its stub declares the name (a generated _pb2.py)
+                return next((f for f in found if first is None or first in self._names(f)), found[0])
+        return None
 
     def _in_tree_package(self, parsed: ScipSymbol, path: str) -> str | None:
         """The file of the tree a symbol of another npm package names: `path` within a package of
@@ -611,6 +629,14 @@ class Targets:
         exact = [i for i in same_line if source.syntax.declarations[i].name_column == origin.column]
         chosen = exact or same_line
         return Site(origin.path, chosen[0]) if chosen else None
+
+
+def _parameter_of(rest: "Sequence[Descriptor]", names: dict[str, int]) -> bool:
+    """Whether descriptors name a parameter of a declaration of the file (`f().(x)`: a keyword
+    argument's use): ours, but not a declaration we model, as it is when the index defines it."""
+    if not rest or rest[-1].suffix not in (Suffix.PARAMETER, Suffix.TYPE_PARAMETER):
+        return False
+    return ".".join("constructor" if d.name == "<constructor>" else d.name for d in rest[:-1]) in names
 
 
 def rebase(index: ScipIndex, root: str) -> ScipIndex:

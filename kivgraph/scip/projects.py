@@ -1,6 +1,7 @@
 """Where the type checkers run in a tree: one project per tsconfig (topmost), go.mod, Cargo
-workspace and Python tree; the languages present with no project to run on; and which blind
-spots mean a type checker that should have run did not.
+workspace and Python project root (and the Python files outside every root); where Python imports
+are found; the languages present with no project to run on; and which blind spots mean a type
+checker that should have run did not.
 
 Apart from running them (kivgraph/scip/run.py), so that a plan (kivgraph/plan.py) and a merge of
 shards name projects without loading the indexers' machinery."""
@@ -9,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kivgraph.errors import IndexingFailedError
+from kivgraph.languages.python.modules import python_roots, python_search_paths
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import AnalyzerSpec, analyzer_for
 
@@ -20,11 +22,31 @@ class Project:
     spec: AnalyzerSpec
     root: str
     language: Language
+    roots: tuple[str, ...] = ()
+    """Python: every project root of the tree; a file is the project's of the deepest holding it."""
+    search: tuple[str, ...] = ()
+    """Python: where imports are found beside the top of the tree, the same for every project."""
 
     @property
     def id(self) -> str:
         """How a plan names it (kivgraph/plan.py): `scip-go:lib`, `scip-python:.`."""
         return f"{self.spec.name}:{self.root or '.'}"
+
+    @property
+    def documents_root(self) -> str:
+        """The directory its index's document paths are relative to: its root, but the top of the
+        tree for Python, where scip-python runs so that a module has one name in every project."""
+        return "" if self.language is Language.PYTHON else self.root
+
+    def owns(self, path: str) -> bool:
+        """Python: whether a tree path is this project's — the deepest project root holding it is its root."""
+        roots = self.roots or (self.root,)
+        return max((r for r in roots if r == "" or path.startswith(r + "/")), key=len, default=None) == self.root
+
+    @property
+    def nested(self) -> tuple[str, ...]:
+        """Python: the roots of the projects inside this one, whose files are theirs."""
+        return tuple(r for r in self.roots if r != self.root and (not self.root or r.startswith(self.root + "/")))
 
 
 def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Project]:
@@ -42,7 +64,8 @@ def projects(paths: Iterable[str], languages: frozenset[Language]) -> list[Proje
         found += [Project(typescript, d, Language.TYPESCRIPT) for d in topmost("tsconfig.json")]
     python = analyzer_for(Language.PYTHON)
     if python is not None and Language.PYTHON in languages:
-        found.append(Project(python, "", Language.PYTHON))
+        roots, search = python_roots(paths), tuple(python_search_paths(paths))
+        found += [Project(python, r, Language.PYTHON, tuple(roots), search) for r in roots]
     go = analyzer_for(Language.GO)
     if go is not None and Language.GO in languages:
         modules = sorted({p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] == "go.mod"})

@@ -5,9 +5,10 @@ Indexers run where the indexed files are: in the working tree itself when it hol
 indexed commit (that is where installed dependencies live), else — and always for Go, whose
 `go mod download` writes go.sum — on the commit's tree written out to a scratch directory (in memory
 when there is room) with the working tree's `node_modules` linked in (for Go modules alone, only
-what the go command reads). Each runs per project (tsconfig, go.mod, Cargo workspace, the Python
-tree) with a timeout and its stderr kept, in the background while the syntax layer parses, and
-writes nothing into the tree (rust-analyzer's build-script output goes to a scratch
+what the go command reads). Each runs per project (tsconfig, go.mod, Cargo workspace, Python
+project root: scip-python at the top of the tree, through a view of its own, `python_view`) with a
+timeout and its stderr kept, in the background while the syntax layer parses, and writes nothing
+into the tree (rust-analyzer's build-script output goes to a scratch
 CARGO_TARGET_DIR). A crash, a timeout or an empty index becomes an invisible scope, never a
 failed index. Go runs under the go.work that governs the module, offline once dependencies are
 fetched, with -trimpath (so the build cache serves every copy); each package `go list` could not
@@ -15,19 +16,24 @@ load is an invisible scope, and the indexes of a tree's modules are merged so us
 are exact.
 """
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 from kivgraph.languages.go.modules import UNDATED_GO_VERSION, dated, go_mod_token, go_version, local_replacements
 from kivgraph.languages.go.toolchain import read_listing, read_requirements, read_workspace, workspace_text
+from kivgraph.languages.python.modules import PYTHON_SUFFIXES
+from kivgraph.languages.typescript.manifests import json_object, load_json
 from kivgraph.model import InvisibleScope, Language
 from kivgraph.scip.analyzers import locate, run_tool
 from kivgraph.scip.go_names import go_versions, member, versioned
@@ -168,6 +174,8 @@ def materialize(files: Iterable[tuple[str, bytes]], worktree: str | None, root: 
     return root
 
 
+PROJECT_NAME = "repository"
+"""The package scip-python names the tree's own modules by."""
 PROJECT_VERSION = "0"
 """The version scip-python gives the tree's own package: the same at every commit, so the rows of a
 file that did not change do not change either (kivgraph/reuse.py keeps them)."""
@@ -179,8 +187,8 @@ def command(project: Project, binary: str, output: Path, go: str = UNDATED_GO_VE
     if name == "scip-typescript":
         return [binary, "index", "--output", str(output)]
     if name == "scip-python":
-        return [binary, "index", "--project-name", "repository", "--project-version", PROJECT_VERSION,
-                "--output", str(output)]  # fmt: skip
+        return [binary, "index", "--project-name", PROJECT_NAME, "--project-version", PROJECT_VERSION,
+                "--environment", ".kivgraph-environment.json", "--output", str(output)]  # fmt: skip
     if name == "scip-go":
         # scip-go names the standard library by the module's go version, which it asks `go list`
         # for (none, for a go.mod without a go line; the toolchain's when that fails): stated.
@@ -190,13 +198,15 @@ def command(project: Project, binary: str, output: Path, go: str = UNDATED_GO_VE
 
 def run_project(
     project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None = None,
+    python: "PythonTree | None" = None,
 ) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
-    commit; `origin` is then the working tree the copy stands for, if any).
+    commit; `origin` is then the working tree the copy stands for, if any). `python`: what the
+    runs of the tree's Python projects share.
 
     What it could not see names paths as the tree does (`mods/go.mod`, not the scratch copy's
     absolute path): a generation is the same whichever directory the indexer ran in."""
-    run = _run_project(project, tree, outputs, in_place, origin)
+    run = _run_project(project, tree, outputs, in_place, origin, python or PythonTree(()))
     roots: set[str] = {str(tree), str(outputs)} | ({str(origin)} if origin is not None else set())
     places = sorted(roots, key=len, reverse=True)  # a scratch tree inside the scratch directory first
 
@@ -209,7 +219,8 @@ def run_project(
     return run if invisible == run.invisible else replace(run, invisible=invisible)
 
 
-def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None) -> AnalyzerRun:
+def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None,
+                 python: "PythonTree") -> AnalyzerRun:  # fmt: skip
     started = time.monotonic()
     where = project.root or "."
     found = locate(project.spec, probe=False)
@@ -222,11 +233,10 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
             # Build scripts and proc-macros rust-analyzer compiles go to a scratch target directory,
             # so even an in-place run leaves the tree exactly as it was.
             extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")}
-        if project.spec.name == "scip-python" and not in_place and not (cwd / "pyrightconfig.json").exists():
-            # scip-python reads the nearest pyrightconfig.json of any parent directory; an empty one
-            # here keeps a stray config above the scratch directory from redirecting it.
-            (cwd / "pyrightconfig.json").write_text("{}\n", encoding="utf-8")
-        return _analyze(project, found.path, cwd, outputs, extra, started, ())
+        keep: Callable[[str], bool] | None = None
+        if project.spec.name == "scip-python":
+            cwd, keep = python_view(project, tree, outputs, python), project.owns
+        return _analyze(project, found.path, cwd, outputs, extra, started, (), keep=keep)
     workspace = go_workspace(cwd, tree, None if in_place else origin, project.root, outputs)
     go = {"GOWORK": workspace, "GOFLAGS": go_flags()}
     # scip-go quietly labels packages it cannot load as standard library; fetching the
@@ -252,9 +262,10 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
 
 
 def _analyze(project: Project, executable: str, cwd: Path, outputs: Path, extra: dict[str, str] | None,
-             started: float, warnings: tuple[InvisibleScope, ...],
-             go: str = UNDATED_GO_VERSION) -> AnalyzerRun:  # fmt: skip
-    """The analyzer's run in `cwd` and its index read back, or the blind spot it leaves."""
+             started: float, warnings: tuple[InvisibleScope, ...], go: str = UNDATED_GO_VERSION,
+             keep: Callable[[str], bool] | None = None) -> AnalyzerRun:  # fmt: skip
+    """The analyzer's run in `cwd` and its index read back, or the blind spot it leaves; `keep`: the
+    documents (by path) the run speaks for, when its index also holds others."""
     where = project.root or "."
     output = outputs / f"{project.spec.name}-{abs(hash(project.root))}.scip"
     try:
@@ -275,9 +286,130 @@ def _analyze(project: Project, executable: str, cwd: Path, outputs: Path, extra:
         return _blind(project, started, warnings, "ANALYZER_CRASHED", str(err))
     finally:
         output.unlink(missing_ok=True)
+    if keep is not None:
+        index = replace(index, documents=tuple(d for d in index.documents if keep(d.path)))
     if not index.documents:
         return _blind(project, started, warnings, "ANALYZER_EMPTY_INDEX", f"produced an index of no documents: {tail}")
     return AnalyzerRun(project, index, time.monotonic() - started, warnings)
+
+
+PYRIGHT_EXCLUDES = ("**/node_modules", "**/__pycache__", "**/.*")
+"""What pyright leaves out of a project when its configuration names nothing to exclude."""
+
+
+def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree") -> Path:
+    """Where scip-python runs for a Python project: a directory holding, by links, the project's
+    root of `tree` and nothing else (the projects nested in it left out), so that each path is the
+    tree's and scip-python walks the project's own files alone — it walks every file under where it
+    runs that a file it walks imports: opentelemetry-python's 29 projects, each walking again the
+    modules it imports from the others, took 263 s where one run over the tree took 48. The other
+    projects' modules are found where they are, on its search path (Project.search, the same for
+    every project, so that a module has one name whichever project's index names it), and named as
+    the tree's own package by the environment it is given (its entry beside the installed
+    distributions, PythonTree). A pyrightconfig.json of its own: the tree's, if it has one, with
+    those paths. Nothing is written into the tree."""
+    view = Path(tempfile.mkdtemp(prefix="python-", dir=scratch))
+    _link_beside(tree, view, project.root, set(project.nested))
+    own = tree / "pyrightconfig.json"
+    config = json_object(load_json(own.read_text(encoding="utf-8", errors="replace"))) if own.is_file() else None
+    config = dict(config or {})
+    excluded, extra = config.get("exclude"), config.get("extraPaths")
+    config["exclude"] = [*(excluded if isinstance(excluded, list) else PYRIGHT_EXCLUDES), *project.nested]
+    # A place inside the project is reached in the view, any other in the tree itself.
+    given = cast(list[object], extra) if isinstance(extra, list) else []
+    places = [*(e for e in given if isinstance(e, str)), *project.search]
+    inside = [p for p in places if project.owns(os.path.normpath(p) + "/")]
+    config["extraPaths"] = [*inside, *(str(tree / p) for p in places if p not in inside), str(tree)]
+    config["include"] = [project.root or "."]
+    (view / "pyrightconfig.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    # The tree's entry first: scip-python passes over a match with the first entry and goes on to
+    # the next that matches, so a module an installed distribution also has is named by that, as
+    # scip-python names it when it reads the environment itself, whatever the order pip lists.
+    tree_entry = {"name": PROJECT_NAME, "version": PROJECT_VERSION, "files": _tree_modules(project, python.files)}
+    environment = [tree_entry, *python.installed()]
+    (view / ".kivgraph-environment.json").write_text(json.dumps(environment), encoding="utf-8")
+    return view
+
+
+def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], at: str = "") -> None:
+    """Link into `view` what of `tree` lies under `root`, less the directories `left_out` (all
+    repository-relative): `at` is the directory being mirrored."""
+    for entry in sorted((tree / at).iterdir()) if (tree / at).is_dir() else ():
+        path = f"{at}/{entry.name}" if at else entry.name
+        if at == "" and entry.name == "pyrightconfig.json" or path in left_out:
+            continue
+        leads_in = root.startswith(path + "/")
+        holds_left_out = any(o.startswith(path + "/") for o in left_out)
+        within = not root or path == root or path.startswith(root + "/")
+        if (leads_in or (within and holds_left_out)) and entry.is_dir() and not entry.is_symlink():
+            (view / path).mkdir()
+            _link_beside(tree, view, root, left_out, path)
+        elif within:
+            (view / path).symlink_to(entry)
+
+
+def _tree_modules(project: Project, python_files: Iterable[str]) -> list[str]:
+    """The tree's Python files outside the project, as a distribution lists its files: relative to
+    each place a module is found that holds them (the top of the tree, each project's search path)."""
+    bases = {"", *project.search}
+    found: list[str] = []
+    for path in python_files:
+        if project.owns(path):
+            continue
+        directory = path
+        while directory:
+            directory = directory.rpartition("/")[0]
+            if directory in bases:
+                found.append(path[len(directory) + 1 :] if directory else path)
+    return found
+
+
+@dataclass
+class PythonTree:
+    """What the runs of one tree's Python projects share: its Python files, and the distributions
+    installed for the Python scip-python would ask, read once for them all."""
+
+    files: tuple[str, ...]
+    _installed: tuple[dict[str, object], ...] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def installed(self) -> tuple[dict[str, object], ...]:
+        with self._lock:
+            if self._installed is None:
+                self._installed = site_packages()
+            return self._installed
+
+
+def site_packages() -> tuple[dict[str, object], ...]:
+    """The distributions installed for the Python scip-python would ask (python3, else python, on
+    PATH), each with its Python files, as scip-python reads them itself when given no environment:
+    so that a project's run can be given one that also names the tree's modules. None when that
+    Python cannot say: its packages' uses are then named as the modules they are in."""
+    python = shutil.which("python3") or shutil.which("python")
+    if python is None:
+        return ()
+    try:
+        done = subprocess.run([python, "-c", _DISTRIBUTIONS], capture_output=True, text=True, timeout=120, check=False)
+        listed: object = json.loads(done.stdout) if done.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return ()
+    items = cast(list[object], listed) if isinstance(listed, list) else []
+    return tuple(cast(dict[str, object], d) for d in items if isinstance(d, dict))
+
+
+_DISTRIBUTIONS = """
+import importlib.metadata, json, sys
+seen, found = set(), []
+for dist in importlib.metadata.distributions():
+    name = dist.metadata["Name"]
+    if not name or name in seen:
+        continue
+    seen.add(name)
+    files = [str(f) for f in dist.files or () if str(f).endswith((".py", ".pyi"))
+             and not str(f).startswith("..") and "__pycache__" not in str(f)]
+    found.append({"name": name, "version": dist.version, "files": files})
+json.dump(found, sys.stdout)
+"""
 
 
 def _blind(project: Project, started: float, warnings: tuple[InvisibleScope, ...], reason: str,
@@ -597,9 +729,10 @@ class Analysis:
                 self.finish()
                 raise
         origin = Path(worktree) if worktree else None
+        python = PythonTree(tuple(p for p in paths if p.endswith(PYTHON_SUFFIXES)))
         for project, here in places.items():
             tree = Path(worktree) if here and worktree is not None else copied
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin))
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin, python))
 
     def _write(self, tree_files: list[tuple[str, bytes]], worktree: str | None, go: list[str], scratch: Path) -> Path:
         """Where the copy was written: in memory when there is room, else (or when writing there

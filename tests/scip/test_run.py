@@ -263,9 +263,10 @@ PYTHON_CALLS = {
 
 
 def recording(tmp_path: Path, real: str) -> tuple[str, Path]:
-    """A wrapper around a real analyzer that notes the directory it ran in."""
+    """A wrapper around a real analyzer that notes the directory of the tree it read: scip-python
+    runs in a view of links to the tree (kivgraph/scip/run.py `python_view`), app.py one of them."""
     log = tmp_path / "cwd.log"
-    return executable(tmp_path / "scip-python", f'pwd >> "{log}"\nexec "{real}" "$@"'), log
+    return executable(tmp_path / "scip-python", f'dirname "$(readlink -f app.py)" >> "{log}"\nexec "{real}" "$@"'), log
 
 
 def test_a_clean_working_tree_at_the_commit_is_analyzed_in_place_and_left_untouched(make_repo, tmp_path, monkeypatch):
@@ -467,9 +468,9 @@ def test_go_commands_run_with_trimpath_beside_the_flags_of_the_users_go_env(make
 
 
 def test_a_use_the_type_checker_could_not_follow_keeps_the_syntax_layers_edge(make_repo):
-    """Found in use: two project roots of a Python monorepo, neither installed where scip-python
-    ran; pyright could not follow `from libb import helper`, and the syntax layer's edges (found
-    through libb's pyproject.toml) were dropped with the rest of the file's fallback: "no callers",
+    """Found in use: pyright could not follow `from libb import helper` (libb's directory is no
+    project root, so nothing puts it on the path), and the syntax layer's edges (it finds the
+    package by its `__init__.py`) were dropped with the rest of the file's fallback: "no callers",
     complete. They stay, as candidates; where the type checker resolved the use, its edge alone."""
     require("scip-python")
     repo = make_repo(
@@ -478,7 +479,6 @@ def test_a_use_the_type_checker_could_not_follow_keeps_the_syntax_layers_edge(ma
             "a/appa/__init__.py": "from libb import helper\nfrom .local import twice\n\n\n"
             "def run() -> int:\n    return twice(helper(1))\n",
             "a/appa/local.py": "def twice(x: int) -> int:\n    return 2 * x\n",
-            "b/pyproject.toml": '[project]\nname = "libb"\nversion = "2.0"\n',
             "b/libb/__init__.py": "def helper(x: int) -> int:\n    return x + 1\n",
         }
     )
@@ -492,6 +492,41 @@ def test_a_use_the_type_checker_could_not_follow_keeps_the_syntax_layers_edge(ma
     assert asked.exit_code == 0, asked.output
     callers = {(r["qualified_name"], r["confidence"]) for r in json.loads(asked.stdout)["results"]["references"]}
     assert ("run", "CANDIDATE") in callers
+
+
+PYTHON_ROOTS: dict[str, str | bytes] = {
+    "liba/pyproject.toml": '[project]\nname = "liba"\nversion = "1.0"\n',
+    "liba/src/liba/__init__.py": "from liba.core import greet\n",
+    "liba/src/liba/core.py": "def greet(name: str) -> str:\n    return 'hi ' + name\n\n\n"
+    "class Greeter:\n    def run(self) -> str:\n        return greet('x')\n",
+    "appb/pyproject.toml": '[project]\nname = "appb"\nversion = "1.0"\ndependencies = ["liba"]\n',
+    "appb/appb/__init__.py": "",
+    "appb/appb/main.py": "from liba.core import Greeter, greet\nimport liba\n\n\n"
+    "def main() -> str:\n    return greet('b') + Greeter().run() + liba.greet('c')\n",
+    "tools/run.py": "from appb.main import main\n\nprint(main())\n",
+}
+"""Two Python projects (liba in the src layout, appb flat, using liba) and a script outside both."""
+
+
+def test_python_project_roots_each_run_and_their_uses_of_each_other_are_exact(make_repo):
+    """Found on opentelemetry-python (29 project roots, src layouts): one scip-python run over the
+    tree resolved no import of one project from another — 0 exact edges between them, 11,327
+    references to the tree's own `opentelemetry` left external. Each project root is now a unit of
+    its own, its type checker finding imports in every project of the tree, and the uses between
+    them are exact: no unresolved import, no reference to the tree's own modules left external."""
+    require("scip-python")
+    repo = make_repo(PYTHON_ROOTS)
+    out = json.loads(CliRunner().invoke(cli, ["plan", str(repo.path), "--json"]).stdout)
+    depends = {u["id"]: u["depends_on"] for u in out["units"]}
+    assert depends == {"scip-python:liba": [], "scip-python:appb": ["scip-python:liba"],
+                       "scip-python:.": ["scip-python:appb"]}  # fmt: skip
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    edges = named_edges(generation)
+    for caller, callee in (("main", "greet"), ("main", "Greeter"), ("main", "Greeter.run"), ("Greeter.run", "greet")):
+        assert (caller, EdgeKind.CALLS_DIRECT, callee, EXACT) in edges, (caller, callee)
+    assert ("tools.run", EdgeKind.CALLS_DIRECT, "main", EXACT) in edges
+    assert not generation.unresolved
+    assert not [x for x in generation.external_references if x.package == "repository"]
 
 
 def test_a_workspace_package_typescript_could_not_resolve_keeps_the_syntax_layers_edge(make_repo):

@@ -5,8 +5,10 @@ interpreter's `sys.path`, so everything not found in the tree is an external pac
 """
 
 import configparser
+import re
 import tomllib
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
@@ -127,6 +129,109 @@ def search_roots(from_file: str, tree: PythonTree) -> list[str]:
         ordered.append(max(containing, key=len))
     ordered.extend(tree.roots)
     return list(dict.fromkeys(ordered))
+
+
+PYTHON_MANIFESTS = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
+"""What makes a directory a Python project root: what pip installs a project from."""
+PYTHON_SUFFIXES = (".py", ".pyi")
+_NOT_PROJECTS = frozenset({"node_modules", "site-packages", "__pycache__"})
+
+
+def python_roots(paths: Iterable[str]) -> list[str]:
+    """The Python project roots of a tree: each directory with a pyproject.toml, setup.py or
+    setup.cfg and Python files beneath it (not an installed copy, nor a hidden directory such as a
+    virtualenv), and the top of the tree when a Python file lies outside every one of them."""
+    paths = list(paths)
+    manifests: set[str] = set()
+    for path in paths:
+        directory, _, name = path.rpartition("/")
+        parts = directory.split("/") if directory else []
+        if name in PYTHON_MANIFESTS and not any(p in _NOT_PROJECTS or p.startswith(".") for p in parts):
+            manifests.add(directory)
+    roots: set[str] = set()
+    for path in paths:
+        if path.endswith(PYTHON_SUFFIXES):
+            holders = [d for d in [*_directories(path), ""] if d in manifests]
+            roots.update(holders or [""])
+    return sorted(roots)
+
+
+def python_search_paths(paths: Iterable[str]) -> list[str]:
+    """Where Python imports are found beside the top of the tree: each project root's `src`
+    directory when its sources are there (the src layout), else the root itself — what installing
+    every project of the tree would put on the path. One list for the whole tree, so that a module
+    has one name whichever project's type checker names it (kivgraph/scip/run.py gives it to each)."""
+    paths = list(paths)
+    sources = {d for p in paths if p.endswith(PYTHON_SUFFIXES) for d in _directories(p) if d.endswith("src")}
+    return [f"{r}/src" if f"{r}/src" in sources else r for r in python_roots(paths) if r]
+
+
+def _directories(path: str) -> list[str]:
+    """The directories above `path` but the top of the tree: `a/b/c.py` → `a/b`, `a`."""
+    found: list[str] = []
+    while "/" in path:
+        path = path.rpartition("/")[0]
+        found.append(path)
+    return found
+
+
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
+_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.MULTILINE)
+
+
+def written_modules(data: bytes) -> set[str]:
+    """The absolute modules a Python file's import statements may name, read without parsing:
+    `import a.b` → a.b; `from a.b import c, d` → a.b.c, a.b.d (each name may be a submodule, or
+    else is found in a.b: `module_places` takes the longest part that is a module); `from a.b
+    import *` → a.b. Relative imports stay within their package and are left out."""
+    found: set[str] = set()
+    for match in _IMPORT.finditer(data):
+        for item in match.group(1).decode("utf-8", "replace").split(","):
+            name = item.split(" as ")[0].strip()
+            if name and not name.startswith("."):
+                found.add(name)
+    for match in _FROM.finditer(data):
+        module = match.group(1).decode("utf-8", "replace")
+        if module.startswith("."):
+            continue
+        names = [item.split(" as ")[0].strip() for item in
+                 match.group(2).decode("utf-8", "replace").strip("()").replace("\\", " ").split(",")]  # fmt: skip
+        named = {f"{module}.{name}" for name in names if name.isidentifier()}
+        found |= named or {module}
+    return found
+
+
+def module_places(module: str, layout: RepoLayout) -> list[str]:
+    """Where the longest part of a dotted name that is a module of the tree lies, at the top of the
+    tree or under any project root (`search_bases`): the files of the first module or regular
+    package of that name, else the directory of a namespace package under each base that has it.
+    [] when no part of it is the tree's."""
+    known = PLACES.setdefault(layout, {})
+    if module not in known:
+        parts = module.split(".")
+        known[module] = []
+        for end in range(len(parts), 0, -1):
+            found = [(base, module_files(base, parts[:end], layout)) for base in search_bases(layout)]
+            # As the type checker looks: the first module or regular package found, else every
+            # directory of the namespace package.
+            files = next((f for _, f in found if f), None)
+            known[module] = list(files) if files else [joined(b, "/".join(parts[:end])) for b, f in found if f == ()]
+            if known[module]:
+                break
+    return known[module]
+
+
+def search_bases(layout: RepoLayout) -> tuple[str, ...]:
+    """Where a type checker run on the tree finds an absolute import: its top, then
+    `python_search_paths` (cached per layout)."""
+    cached = BASES.get(layout)
+    if cached is None:
+        cached = BASES[layout] = ("", *python_search_paths(layout.paths))
+    return cached
+
+
+BASES: "weakref.WeakKeyDictionary[RepoLayout, tuple[str, ...]]" = weakref.WeakKeyDictionary()
+PLACES: "weakref.WeakKeyDictionary[RepoLayout, dict[str, list[str]]]" = weakref.WeakKeyDictionary()
 
 
 def python_packages(layout: RepoLayout, files: list[str]) -> dict[str, Package]:
