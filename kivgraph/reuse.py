@@ -21,6 +21,7 @@ from kivgraph import __version__
 from kivgraph.compose import Given, PartsDisagree, compose, inside, owner_of_scope
 from kivgraph.indexing import GRAMMAR_PACKAGES, Progress, grammar_versions
 from kivgraph.languages import adapter, language_of
+from kivgraph.languages.python.modules import PYTHON_MANIFESTS
 from kivgraph.languages.scopes import is_file_module
 from kivgraph.model import GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
 from kivgraph.model.roles import CONFIG_FILE
@@ -180,11 +181,14 @@ def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None,
     a project root (a configuration above or below it) reaches the project — a script or a build
     may read anything — but a Go module only when the go command reads it (`read_by_go`): a root
     go.mod's tree holds the CI's workflows too, and a change to one re-ran opentelemetry-go's
-    largest type check."""
+    largest type check; and a Python project only for what `_python_reads` says: a changelog entry
+    under opentelemetry-python's top re-ran the project of the files there."""
     dirty: dict[str, str] = {}
     analyzed = sorted((u for u in plan.units if u.analyzer != SYNTAX), key=lambda u: -len(u.root))
 
     def reads(unit: Unit, path: str) -> bool:
+        if unit.analyzer == "scip-python":
+            return _python_reads(unit, path)
         return unit.analyzer != "scip-go" or read_by_go(path)
 
     for path in sorted(changed):
@@ -206,6 +210,17 @@ def _dirty(plan: Plan, changed: set[str], languages: frozenset[Language] | None,
             if holder is not None and reads(holder, path):
                 dirty.setdefault(holder.id, f"{path} changed")
     return dirty
+
+
+def _python_reads(unit: Unit, path: str) -> bool:
+    """Whether indexing a Python project reads a file that is not Python: the tree's
+    pyrightconfig.json (every project's configuration starts from it: kivgraph/scip/run.py) and the
+    project's own manifest (its distribution's name and version name its files' package) — pyright
+    reads no other file, and nothing of a project runs while it is indexed."""
+    directory, _, name = path.rpartition("/")
+    if name == "pyrightconfig.json":
+        return directory == ""
+    return name in PYTHON_MANIFESTS and directory == unit.root
 
 
 def _check_coverage(snap: Snapshot, base: Columns, plan: Plan, owner: dict[str, Unit], dirty: dict[str, str],

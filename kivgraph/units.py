@@ -32,8 +32,6 @@ _GO_IMPORT = re.compile(rb'^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_IMPORT_BLOCK = re.compile(rb"^\s*import\s*\((.*?)\)", re.MULTILINE | re.DOTALL)
 _GO_BLOCK_PATH = re.compile(rb'^\s*(?:[\w.]+\s+)?"([^"]+)"', re.MULTILINE)
 _GO_DECLARATION = re.compile(rb"^(?:func|type|var|const)\b", re.MULTILINE)
-REEXPORTING = frozenset({"scip-typescript", "scip-python"})
-"""The analyzers whose projects re-export each other's declarations (see `Dependencies.dependents`)."""
 
 
 def go_imports(data: bytes) -> list[str]:
@@ -142,10 +140,12 @@ class Dependencies:
         return seen
 
     def dependents(self, unit: Unit) -> set[str]:
-        """The units that depend on `unit`; for a TypeScript or Python unit, transitively among
-        units of its analyzer: a module re-exports another's declarations (`export * from
-        '@acme/core'`, `from core.api import *`), and a unit importing the re-exporter may use what
-        the other now declares — named, in Python's index, by the module that declares it."""
+        """The units that depend on `unit`; for a TypeScript unit, transitively among TypeScript
+        units: a module re-exports another's declarations (`export * from '@acme/core'`), and a
+        unit importing the re-exporter may use what the other now declares. A Python project's
+        index names what it uses by the module declaring it, whichever re-exported it: what it used
+        shows in the earlier generation's edges (`of`), and a use a change may newly resolve spells
+        the name (reuse.py `naming`)."""
         if self._dependents is None:
             self._dependents = {u.id: set() for u in self.plan.units}
             for other in self.plan.units:
@@ -153,12 +153,12 @@ class Dependencies:
                     if dep in self._dependents and dep != other.id:
                         self._dependents[dep].add(other.id)
         found = set(self._dependents[unit.id])
-        if unit.analyzer in REEXPORTING:
-            stack = [d for d in found if self.by_id[d].analyzer == unit.analyzer]
+        if unit.analyzer == "scip-typescript":
+            stack = [d for d in found if self.by_id[d].analyzer == "scip-typescript"]
             while stack:
                 for further in self._dependents[stack.pop()] - found - {unit.id}:
                     found.add(further)
-                    if self.by_id[further].analyzer == unit.analyzer:
+                    if self.by_id[further].analyzer == "scip-typescript":
                         stack.append(further)
         return found
 

@@ -266,3 +266,32 @@ def test_a_typescript_unit_depends_on_what_it_imports_through_tsconfig_paths_not
     assert needs["scip-typescript:libs/express"] == ["scip-typescript:libs/core"]
     assert needs["scip-typescript:apps/web"] == ["scip-typescript:libs/express", "scip-typescript:libs/ui"]
     assert needs["scip-typescript:libs/core"] == [] and needs["scip-typescript:libs/ui"] == []
+
+
+def test_python_project_roots_depend_on_the_projects_whose_modules_they_import():
+    """Each pyproject.toml / setup.py / setup.cfg directory with Python files is a unit; the top of
+    the tree is one for the files outside every other. A project depends on the projects holding the
+    modules its files import, found as scip-python finds them (the top, then each project's `src`
+    or root): through a namespace package several projects share (`acme`), only the one holding the
+    module named — every one only when the namespace itself is all that is imported."""
+    files = {
+        "api/pyproject.toml": "[project]\nname = 'acme-api'\n",
+        "api/src/acme/api/__init__.py": "def call():\n    return 1\n",
+        "sdk/setup.py": "",
+        "sdk/src/acme/sdk/__init__.py": "from acme.api import call\nfrom acme import api as again\n",
+        "sdk/tests/test_sdk.py": "from acme.sdk import (\n    thing,\n)\n",
+        "tool/setup.cfg": "",
+        "tool/tool.py": "import acme\nfrom . import local\nimport os, json\n",
+        "docs/pyproject.toml": "[tool.black]\n",  # no Python files: no unit
+        "scripts/run.py": "import acme.sdk\n",
+        ".venv/lib/site-packages/x/pyproject.toml": "",
+        ".venv/lib/site-packages/x/x.py": "",
+    }
+    planned = plan([(p, len(d)) for p, d in files.items()], lambda p: files[p].encode() if p in files else None)
+    units = {u.id: u for u in planned.units}
+    assert set(units) == {"scip-python:.", "scip-python:api", "scip-python:sdk", "scip-python:tool"}
+    assert units["scip-python:."].files == (".venv/lib/site-packages/x/x.py", "scripts/run.py")
+    assert units["scip-python:sdk"].depends_on == ("scip-python:api",)
+    assert units["scip-python:tool"].depends_on == ("scip-python:api", "scip-python:sdk")
+    assert units["scip-python:."].depends_on == ("scip-python:sdk",)
+    assert [u.id for u in planned.units][:2] == ["scip-python:api", "scip-python:sdk"]
