@@ -73,6 +73,7 @@ def index_snapshot(
     facts_of: frozenset[str] | None = None,
     go_homonyms: frozenset[str] | None = None,
     late: LateGo | None = None,
+    tree_files: frozenset[str] | None = None,
 ) -> Generation:
     """Parse, resolve and key every file of a known language in the snapshot.
 
@@ -86,7 +87,8 @@ def index_snapshot(
     `go_homonyms`: the whole tree's `tree_go_homonyms` when `snap` is part of it (None: `snap`'s).
     `late` (a shard, kivgraph/scip/late.py): receives the Go uses of modules `analysis` did not run
     on, which a merge binds, with the definitions of `late.exported` modules; otherwise those uses
-    are external references.
+    are external references. `tree_files`: the whole tree's `parsed_paths` when `snap` is part of
+    it, for what must be named as the whole tree names it (RepoLayout.whole).
 
     Each SCIP index (a type checker's output over this tree, supplied or produced here when
     `run_analyzers`) replaces the fallback resolver's facts for the files it covers with exact
@@ -118,6 +120,8 @@ def index_snapshot(
         return f.read()
 
     layout = RepoLayout(by_path, read)
+    if tree_files is not None:
+        layout.whole = RepoLayout(tree_files, lambda _: None)
     tree = [(f.path, f.read) for f in named if not f.symlink and f.size <= MAX_FILE_BYTES]
     if run_analyzers and analysis is None:
         analysis = Analysis(tree, frozenset(lang for _, lang in wanted), snap.worktree_path, snap.worktree_matches)
@@ -133,6 +137,11 @@ def index_snapshot(
     if keep_held is not None:
         keep_held.extend(held)
     return generation
+
+
+def parsed_paths(snap: Snapshot) -> frozenset[str]:
+    """The paths of the files indexing parses (not symlinks, nor files too large, nor names that are not UTF-8)."""
+    return frozenset(f.path for f in snap.files if utf8_path(f.path) and not f.symlink and f.size <= MAX_FILE_BYTES)
 
 
 def tree_go_homonyms(snap: Snapshot) -> frozenset[str]:

@@ -10,6 +10,8 @@ languages, type checkers on in one and off in the other, a changed role configur
 `CannotReuse`, and the caller indexes in full. The result equals a full index of the commit.
 """
 
+import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +25,7 @@ from kivgraph.indexing import GRAMMAR_PACKAGES, Progress, grammar_versions
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.python.modules import PYTHON_MANIFESTS
 from kivgraph.languages.scopes import is_file_module
-from kivgraph.model import GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
+from kivgraph.model import CALLABLE_KINDS, GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.projects import ANALYZER_FAILURES
@@ -107,7 +109,7 @@ def index_reusing(
     depends = Dependencies(plan, snap, base)
     # What the changed files declare, read ahead: a surface or a name that changes reaches the units
     # it concerns in the first round; the check after each round catches anything this misses.
-    reshaped, renamed = _declared_ahead(snap, ancestor, plan, changed, languages)
+    reshaped, renamed = _declared_ahead(snap, ancestor, plan, changed, languages, _reader_at(repo, base.header.commit))
     for unit_id in sorted(reshaped):
         if unit_id in depends.by_id:
             for dependent in sorted(depends.dependents(depends.by_id[unit_id])):
@@ -270,10 +272,12 @@ class _Ancestor:
 
 
 def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: set[str],
-                    languages: frozenset[Language] | None) -> tuple[set[str], set[str]]:  # fmt: skip
+                    languages: frozenset[Language] | None,
+                    was_read: Callable[[str], bytes | None]) -> tuple[set[str], set[str]]:  # fmt: skip
     """(the units whose changed files declare otherwise than in `base` — names, kinds, signatures,
-    exports —, the names declared somewhere before and not now or the reverse), from parsing the
-    changed files alone."""
+    exports, and the bodies of functions whose return type is inferred from them —, the names
+    declared somewhere before and not now or the reverse), from parsing the changed files alone
+    (`was_read`: a file's bytes in `base`'s commit)."""
     files = {f.path: f for f in snap.files}
     before: Counter[str] = Counter(name for _, name in ancestor.declared)
     after = Counter(before)
@@ -289,14 +293,62 @@ def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: se
             continue
         tree_file = files.get(path)
         now: Counter[tuple[object, ...]] = Counter()
+        inferred: Counter[tuple[str, bytes]] = Counter()
         if tree_file is not None and not tree_file.symlink and tree_file.size <= MAX_FILE_BYTES and utf8_path(path):
-            for d in adapter(language).parse(path, tree_file.read()).declarations:
+            data = tree_file.read()
+            for d in adapter(language).parse(path, data).declarations:
                 now[(d.name, d.kind, d.signature, d.exported)] += 1
                 after[d.name] += 1
+            inferred = _inferred_bodies(language, path, data)
         unit = plan.owner(path)
-        if unit is not None and now != was.get(path, Counter()):
+        if unit is not None and (
+            now != was.get(path, Counter()) or inferred != _inferred_was(language, path, was_read)
+        ):
             reshaped.add(unit.id)
     return reshaped, {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
+
+
+INFERRING = frozenset({Language.PYTHON, Language.TYPESCRIPT, Language.JAVASCRIPT})
+"""Languages whose type checkers infer a function's return type from its body when none is
+written: a change to that body may change what a use elsewhere resolves to (`make().run()` reaches
+another class's `run`), so it changes the public surface as a signature does."""
+_RETURN_ANNOTATION = re.compile(r"\)\s*(?:->|:)\s*\S")
+
+
+def _inferred_bodies(language: Language, path: str, data: bytes) -> Counter[tuple[str, bytes]]:
+    """(name, digest of the source) of each function or method of a file whose return type its
+    type checker infers from the body (no `-> T`, `): T` written)."""
+    if language not in INFERRING:
+        return Counter()
+    return Counter(
+        (d.name, hashlib.blake2b(data[d.start_byte : d.end_byte], digest_size=12).digest())
+        for d in adapter(language).parse(path, data).declarations
+        if d.kind in CALLABLE_KINDS and not _RETURN_ANNOTATION.search(d.signature)
+    )
+
+
+def _inferred_was(language: Language, path: str, read: Callable[[str], bytes | None]) -> Counter[tuple[str, bytes]]:
+    """`_inferred_bodies` of the file as it was (`read`: its bytes in the ancestor's commit)."""
+    if language not in INFERRING:
+        return Counter()
+    data = read(path)
+    return _inferred_bodies(language, path, data) if data is not None and len(data) <= MAX_FILE_BYTES else Counter()
+
+
+def _reader_at(repo: pygit2.Repository, commit: str) -> Callable[[str], bytes | None]:
+    """A file's bytes in a commit's tree, None when it has none there."""
+    tree = lookup(repo, commit)
+    root = tree.tree if isinstance(tree, pygit2.Commit) else None
+
+    def read(path: str) -> bytes | None:
+        try:
+            found = root[path] if root is not None else None
+        except KeyError:
+            return None
+        blob = lookup(repo, found.id) if found is not None else None
+        return blob.data if isinstance(blob, pygit2.Blob) else None
+
+    return read
 
 
 def _renamed(declared: Sequence[tuple[str, str]], sub: Sequence[Symbol], owner: dict[str, Unit],

@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from kivgraph.compose import Given
-from kivgraph.indexing import Progress, index_snapshot, tree_go_homonyms
+from kivgraph.indexing import Progress, index_snapshot, parsed_paths, tree_go_homonyms
 from kivgraph.languages import RepoLayout, language_of
 from kivgraph.languages.resolve import Held
 from kivgraph.languages.typescript.manifests import normalize, read_paths_config, tsconfig_includes
@@ -343,7 +343,7 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
                                 names_elsewhere=names_elsewhere or frozenset(), go_homonyms=tree_go_homonyms(snap),
                                 keep_held=held if names_elsewhere is None else None, facts_of=facts_of,
-                                late=late)  # fmt: skip
+                                late=late, tree_files=parsed_paths(snap))  # fmt: skip
     runs = tuple(analysis.unmerged) if analysis is not None else ()
     return Part(generation, frozenset(chosen), runs, held, late)
 

@@ -365,3 +365,50 @@ def test_a_typescript_unit_is_kept_unless_what_it_imports_changed_its_surface_ev
         "scip-typescript:apps/user": "scip-typescript:libs/c2 changed its public surface",
         "scip-typescript:apps/other": "reused",
     }
+
+
+INFERRED: dict[str, str | bytes] = {
+    "liba/pyproject.toml": '[project]\nname = "liba"\n',
+    "liba/liba/__init__.py": "class Greeter:\n    def run(self) -> str:\n        return 'g'\n\n\n"
+    "class Other:\n    def run(self) -> str:\n        return 'o'\n\n\ndef make():\n    return Greeter()\n",
+    "appb/pyproject.toml": '[project]\nname = "appb"\n',
+    "appb/appb/__init__.py": "from liba import make\n\n\ndef main() -> str:\n    return make().run()\n",
+    "tsconfig.base.json": '{"compilerOptions": {"strict": true, "baseUrl": ".", "paths": {\n'
+    '  "@acme/lib": ["lib/src/index.ts"]\n}}}\n',
+    "lib/tsconfig.json": '{"extends": "../tsconfig.base.json"}',
+    "lib/src/index.ts": "export class Greeter {\n  run(): string {\n    return 'g';\n  }\n}\n\n"
+    "export class Other {\n  run(): string {\n    return 'o';\n  }\n}\n\n"
+    "export function make() {\n  return new Greeter();\n}\n",
+    "app/tsconfig.json": '{"extends": "../tsconfig.base.json"}',
+    "app/src/main.ts": "import { make } from '@acme/lib';\n\nexport const main = (): string => make().run();\n",
+}
+
+
+def test_a_body_a_return_type_is_inferred_from_changes_what_its_users_resolve_to(make_repo, tmp_path: Path):
+    """Found with Python project roots as units: `make()` returns another class now, its signature
+    unchanged, and `make().run()` in another project reaches that class's `run`; the user was kept
+    with its edge to the old one. A function with no return type written changes its project's
+    surface when its body does (Python and TypeScript alike); one with a return type does not."""
+    for analyzer in ("scip-python", "scip-typescript"):
+        require(analyzer)
+    repo = make_repo(INFERRED)
+    run("index", str(repo.path))
+
+    def step(files: dict[str, str | bytes]) -> dict[str, str]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        full = tmp_path / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--json"))
+        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+        return outcomes(out)
+
+    python = INFERRED["liba/liba/__init__.py"].replace("return Greeter()", "return Other()")  # type: ignore[union-attr]
+    typescript = INFERRED["lib/src/index.ts"].replace("new Greeter()", "new Other()")  # type: ignore[union-attr]
+    found = step({"liba/liba/__init__.py": python, "lib/src/index.ts": typescript})
+    assert found["scip-python:appb"] == "scip-python:liba changed its public surface"
+    assert found["scip-typescript:app"] == "scip-typescript:lib changed its public surface"
+    annotated = python.replace(
+        "    def run(self) -> str:\n        return 'o'", "    def run(self) -> str:\n        return 'O'"
+    )
+    assert step({"liba/liba/__init__.py": annotated})["scip-python:appb"] == "reused"

@@ -240,6 +240,20 @@ def test_python_project_roots_sharded_make_the_generation_of_one_run(make_repo, 
     assert {("main", "greet"), ("main", "Greeter.run"), ("tools.run", "main")} <= exact
 
 
+def test_a_package_name_two_python_projects_share_is_named_alike_in_their_shards(make_repo, tmp_path: Path):
+    """kivgraph's own tree: its fixtures hold two Python packages named `billing`; one run names each
+    by its directory too (`python:billing@…`), but a shard holding one of them alone named it plain,
+    and the merge differed from one job. Whether a name is two packages' is the whole tree's call."""
+    tree: dict[str, str | bytes] = {}
+    for project in ("a", "b"):
+        tree |= {f"{project}/pyproject.toml": f"[project]\nname = '{project}'\n", f"{project}/tests/__init__.py": "",
+                 f"{project}/tests/test_{project}.py": "def test():\n    pass\n"}  # fmt: skip
+    repo = make_repo(tree)
+    one, merged = shards_and_one(repo, tmp_path, 2, "--no-analyzers")
+    same(one, merged)
+    assert {p.id for p in merged.packages} >= {"python:tests@a/tests", "python:tests@b/tests"}
+
+
 def test_shards_of_another_kivgraph_are_refused(modules: tuple[Repo, Path], tmp_path: Path):
     import cbor2
     import zstandard

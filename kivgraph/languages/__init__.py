@@ -31,6 +31,9 @@ class RepoLayout:
                     break
                 parent = parent.rpartition("/")[0]
         self.dirs: frozenset[str] = frozenset(dirs)
+        self.whole: RepoLayout | None = None
+        """The whole tree's layout (its paths alone) when this is a part of it: what a part must
+        name as the whole tree would (two Python packages of one name) is judged on it."""
 
     def read(self, path: str) -> bytes | None:
         """The bytes of a file in the tree (None if absent or unreadable); cached."""

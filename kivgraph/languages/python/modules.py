@@ -237,7 +237,28 @@ PLACES: "weakref.WeakKeyDictionary[RepoLayout, dict[str, list[str]]]" = weakref.
 def python_packages(layout: RepoLayout, files: list[str]) -> dict[str, Package]:
     """Each file's import package: its dotted directory from the source root, or, for a module
     outside any package, a package named after the module."""
-    tree = python_tree(layout)
+    placed = _placed(python_tree(layout), files)
+    # Whether a name is two packages' is the whole tree's to say, whatever part of it is indexed.
+    whole = layout.whole
+    every = (
+        placed
+        if whole is None
+        else _placed(python_tree(whole), [p for p in whole.paths if p.endswith(PYTHON_SUFFIXES)])
+    )
+    dirs_of: dict[str, set[str]] = {}
+    for name, directory in every.values():
+        dirs_of.setdefault(name, set()).add(directory)
+    packages: dict[str, Package] = {}
+    for path, (name, directory) in placed.items():
+        # Two unrelated trees may both hold `tests` or `conftest`: the directory keeps ids unique.
+        ident = f"python:{name}" if len(dirs_of[name]) == 1 else f"python:{name}@{directory}"
+        manifest, version, shipped_in = distribution(layout, path)
+        packages[path] = Package(ident, Language.PYTHON, name, directory, manifest, version, shipped_in)
+    return packages
+
+
+def _placed(tree: PythonTree, files: list[str]) -> dict[str, tuple[str, str]]:
+    """Each file's (import package, directory)."""
     placed: dict[str, tuple[str, str]] = {}
     for path in files:
         directory = parent_dir(path)
@@ -252,16 +273,7 @@ def python_packages(layout: RepoLayout, files: list[str]) -> dict[str, Package]:
             stem = path.rpartition("/")[2].rpartition(".")[0]
             if stem:
                 placed[path] = (stem, directory)
-    dirs_of: dict[str, set[str]] = {}
-    for name, directory in placed.values():
-        dirs_of.setdefault(name, set()).add(directory)
-    packages: dict[str, Package] = {}
-    for path, (name, directory) in placed.items():
-        # Two unrelated trees may both hold `tests` or `conftest`: the directory keeps ids unique.
-        ident = f"python:{name}" if len(dirs_of[name]) == 1 else f"python:{name}@{directory}"
-        manifest, version, shipped_in = distribution(layout, path)
-        packages[path] = Package(ident, Language.PYTHON, name, directory, manifest, version, shipped_in)
-    return packages
+    return placed
 
 
 def distribution(layout: RepoLayout, path: str) -> tuple[str, str, str]:
