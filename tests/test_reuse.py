@@ -6,6 +6,7 @@ library, a rename of an exported symbol (dependents re-indexed, their uses now u
 callers catching up, a new module, a manifest change and a README edit."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,22 @@ def outcomes(out: dict[str, object]) -> dict[str, str]:
     reused = out["reused"]
     assert isinstance(reused, dict)
     return {u["unit"]: ("reused" if u["reused"] else u["why"]) for u in reused["units"]}  # type: ignore[index]
+
+
+def committing(repo: Repo, work: Path) -> Callable[[dict[str, str | bytes]], dict[str, str]]:
+    """A step of history: commit `files`, index the commit on its parent's note and in full (every
+    language), check they are equal, and say what became of each unit."""
+
+    def step(files: dict[str, str | bytes]) -> dict[str, str]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        full = work / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--json"))
+        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+        return outcomes(out)
+
+    return step
 
 
 @pytest.fixture(scope="module")
@@ -120,14 +137,7 @@ def test_scripts_python_and_syntax_only_units_reuse_by_their_own_rules(make_repo
     repo = make_repo(POLYGLOT)
     run("index", str(repo.path))
 
-    def step(files: dict[str, str | bytes]) -> dict[str, str]:
-        repo.commit(files)
-        head = repo.git("rev-parse", "HEAD")
-        full = tmp_path / f"{head[:12]}.kgen"
-        run("index", str(repo.path), "--full", "--out", str(full))
-        out = json.loads(run("index", str(repo.path), "--json"))
-        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
-        return outcomes(out)
+    step = committing(repo, tmp_path)
 
     body = "export function shout(s: string): string {\n  return s.toUpperCase() + '!';\n}\n"
     assert step({"web/src/util.ts": body}) == {"scip-typescript:web": "web/src/util.ts changed",
@@ -154,14 +164,7 @@ def test_python_project_roots_reuse_by_the_modules_they_import(make_repo, tmp_pa
     repo = make_repo(PYTHON_ROOTS)
     run("index", str(repo.path))
 
-    def step(files: dict[str, str | bytes]) -> dict[str, str]:
-        repo.commit(files)
-        head = repo.git("rev-parse", "HEAD")
-        full = tmp_path / f"{head[:12]}.kgen"
-        run("index", str(repo.path), "--full", "--out", str(full))
-        out = json.loads(run("index", str(repo.path), "--json"))
-        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
-        return outcomes(out)
+    step = committing(repo, tmp_path)
 
     main = PYTHON_ROOTS["appb/appb/main.py"].replace("'c'", "'d'")  # type: ignore[union-attr]
     assert step({"appb/appb/main.py": main}) == {"scip-python:liba": "reused", "scip-python:.": "reused",
@@ -394,14 +397,7 @@ def test_a_body_a_return_type_is_inferred_from_changes_what_its_users_resolve_to
     repo = make_repo(INFERRED)
     run("index", str(repo.path))
 
-    def step(files: dict[str, str | bytes]) -> dict[str, str]:
-        repo.commit(files)
-        head = repo.git("rev-parse", "HEAD")
-        full = tmp_path / f"{head[:12]}.kgen"
-        run("index", str(repo.path), "--full", "--out", str(full))
-        out = json.loads(run("index", str(repo.path), "--json"))
-        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
-        return outcomes(out)
+    step = committing(repo, tmp_path)
 
     python = INFERRED["liba/liba/__init__.py"].replace("return Greeter()", "return Other()")  # type: ignore[union-attr]
     typescript = INFERRED["lib/src/index.ts"].replace("new Greeter()", "new Other()")  # type: ignore[union-attr]
