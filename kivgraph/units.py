@@ -338,12 +338,14 @@ def index_units(snap: Snapshot, plan: Plan, units: Iterable[str], depends: Depen
         analysis = Analysis(tree, present(part, languages), part.worktree_path, part.worktree_matches,
                             checked, go_modules)  # fmt: skip
     held: Held = []
+    # Python packages are named as the whole tree names them (RepoLayout.whole); nothing else asks.
+    whole = parsed_paths(snap) if any(u.analyzer == "scip-python" for u in plan.units) else None
     # Only the rows of the chosen units' files (and of files no unit owns) are taken (compose).
     facts_of = frozenset(f.path for f in part.files if (u := owner.get(f.path)) is None or u.id in chosen)
     generation = index_snapshot(part, languages, progress, jobs, analysis=analysis,
                                 names_elsewhere=names_elsewhere or frozenset(), go_homonyms=tree_go_homonyms(snap),
                                 keep_held=held if names_elsewhere is None else None, facts_of=facts_of,
-                                late=late, tree_files=parsed_paths(snap))  # fmt: skip
+                                late=late, tree_files=whole)  # fmt: skip
     runs = tuple(analysis.unmerged) if analysis is not None else ()
     return Part(generation, frozenset(chosen), runs, held, late)
 
