@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -309,10 +309,14 @@ def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree
     distributions, PythonTree). A pyrightconfig.json of its own: the tree's, if it has one, with
     those paths. Nothing is written into the tree."""
     view = Path(tempfile.mkdtemp(prefix="python-", dir=scratch))
-    _link_beside(tree, view, project.root, set(project.nested))
+    needed = {path for file in python.files for path in _and_directories(file)}
+    _link_beside(tree, view, project.root, set(project.nested), needed)
     own = tree / "pyrightconfig.json"
     config = json_object(load_json(own.read_text(encoding="utf-8", errors="replace"))) if own.is_file() else None
     config = dict(config or {})
+    for key in ("venvPath", "stubPath", "typeshedPath"):  # places of the tree, wherever the view is
+        if isinstance(value := config.get(key), str):
+            config[key] = str(tree / value)
     excluded, extra = config.get("exclude"), config.get("extraPaths")
     config["exclude"] = [*(excluded if isinstance(excluded, list) else PYRIGHT_EXCLUDES), *project.nested]
     # A place inside the project is reached in the view, any other in the tree itself.
@@ -331,21 +335,30 @@ def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree
     return view
 
 
-def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], at: str = "") -> None:
+def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], needed: set[str], at: str = "") -> None:
     """Link into `view` what of `tree` lies under `root`, less the directories `left_out` (all
-    repository-relative): `at` is the directory being mirrored."""
+    repository-relative), of the entries `needed` (that hold the tree's Python files: a working
+    tree's virtualenv, build output or node_modules beside them is never walked): `at` is the
+    directory being mirrored."""
     for entry in sorted((tree / at).iterdir()) if (tree / at).is_dir() else ():
         path = f"{at}/{entry.name}" if at else entry.name
-        if at == "" and entry.name == "pyrightconfig.json" or path in left_out:
+        if at == "" and entry.name == "pyrightconfig.json" or path in left_out or path not in needed:
             continue
         leads_in = root.startswith(path + "/")
         holds_left_out = any(o.startswith(path + "/") for o in left_out)
         within = not root or path == root or path.startswith(root + "/")
         if (leads_in or (within and holds_left_out)) and entry.is_dir() and not entry.is_symlink():
             (view / path).mkdir()
-            _link_beside(tree, view, root, left_out, path)
+            _link_beside(tree, view, root, left_out, needed, path)
         elif within:
             (view / path).symlink_to(entry)
+
+
+def _and_directories(path: str) -> Iterator[str]:
+    """`a/b/c.py`, `a/b`, `a`."""
+    while path:
+        yield path
+        path = path.rpartition("/")[0]
 
 
 def _tree_modules(project: Project, python_files: Iterable[str]) -> list[str]:

@@ -279,6 +279,26 @@ def test_a_clean_working_tree_at_the_commit_is_analyzed_in_place_and_left_untouc
     assert repo.git("status", "--porcelain", "--ignored") == ""  # no config, no index left behind
 
 
+def test_a_working_trees_virtualenv_is_never_walked_and_its_configuration_still_holds(make_repo, tmp_path, monkeypatch):
+    """Found in CI: the clone holds its own `.venv` (untracked), and kivgraph's pyrightconfig.json
+    names it (`venvPath`) and excludes only generated files, so pyright's own exclusions are off:
+    scip-python, run in place, walked the whole virtualenv for minutes. What it is shown of the
+    tree holds the tree's Python files alone, and the configuration's places are the tree's."""
+    log = tmp_path / "seen.log"
+    wrapper = executable(tmp_path / "scip-python", f'ls -A >> "{log}"\ncat pyrightconfig.json >> "{log}"\n'
+                                                   f'exec "{require("scip-python")}" "$@"')  # fmt: skip
+    monkeypatch.setenv("KIVGRAPH_SCIP_PYTHON", wrapper)
+    config = '{"venvPath": ".", "venv": ".venv", "exclude": ["generated"]}\n'
+    repo = make_repo({**PYTHON_CALLS, ".gitignore": ".venv/\n", "pyrightconfig.json": config})
+    (repo.path / ".venv" / "lib").mkdir(parents=True)
+    (repo.path / ".venv" / "lib" / "huge.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    generation = index_repository(str(repo.path), run_analyzers=True)
+    assert ("run", EdgeKind.CALLS_DIRECT, "helper", EXACT) in named_edges(generation)
+    seen = log.read_text(encoding="utf-8")
+    assert "app.py" in seen.split() and ".venv" not in seen.split()
+    assert f'"venvPath": {json.dumps(str(repo.path))}' in seen  # ".": the tree's top, not the view's
+
+
 def test_a_dirty_working_tree_is_not_what_gets_analyzed(make_repo, tmp_path, monkeypatch):
     wrapper, log = recording(tmp_path, require("scip-python"))
     monkeypatch.setenv("KIVGRAPH_SCIP_PYTHON", wrapper)
