@@ -7,7 +7,7 @@ indexing (kivgraph/shard.py: each shard's units) are both made of these two step
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from kivgraph.compose import Given
 from kivgraph.indexing import Progress, index_snapshot, parsed_paths, tree_go_homonyms
-from kivgraph.languages import RepoLayout, language_of
+from kivgraph.languages import RepoLayout, language_of, path_prefixes
 from kivgraph.languages.resolve import Held
 from kivgraph.languages.typescript.manifests import normalize, read_paths_config, tsconfig_includes
 from kivgraph.languages.typescript.modules import mapped_by_config, written_specifiers
@@ -243,7 +243,7 @@ class Dependencies:
                     continue
                 if path.endswith(".go"):  # Go reaches a module by import path, whatever go.mod requires
                     for imported in go_imports(data):
-                        for prefix in _path_prefixes(imported):
+                        for prefix in path_prefixes(imported):
                             found.update(named.get(prefix, ()))
                 else:
                     for name, ids in named.items():
@@ -251,13 +251,6 @@ class Dependencies:
                             found |= ids
             self.mentions[unit.id] = found
         return self.mentions[unit.id]
-
-
-def _path_prefixes(path: str) -> Iterator[str]:
-    """`a/b/c`, `a/b`, `a`: the module paths an import path may be in."""
-    while path:
-        yield path
-        path = path.rpartition("/")[0]
 
 
 def _used(plan: Plan, earlier: Columns) -> dict[str, set[str]]:

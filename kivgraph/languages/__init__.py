@@ -5,7 +5,7 @@ declare, and resolves a module specifier to files of the tree. Cross-file name r
 shared (`languages/resolve.py`); adapters only state their language's rules as data.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
@@ -13,6 +13,14 @@ from typing import Protocol
 
 from kivgraph.languages.syntax import FileSyntax
 from kivgraph.model import Language, Package
+
+
+def path_prefixes(path: str) -> Iterator[str]:
+    """`a/b/c`, `a/b`, `a`: the path and each directory above it (a Go import path's possible
+    modules; a file's directories)."""
+    while path:
+        yield path
+        path = path.rpartition("/")[0]
 
 
 class RepoLayout:

@@ -24,12 +24,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
+from kivgraph.languages import path_prefixes
 from kivgraph.languages.go.modules import UNDATED_GO_VERSION, dated, go_mod_token, go_version, local_replacements
 from kivgraph.languages.go.toolchain import read_listing, read_requirements, read_workspace, workspace_text
 from kivgraph.languages.python.modules import PYTHON_SUFFIXES
@@ -309,7 +310,7 @@ def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree
     distributions, PythonTree). A pyrightconfig.json of its own: the tree's, if it has one, with
     those paths. Nothing is written into the tree."""
     view = Path(tempfile.mkdtemp(prefix="python-", dir=scratch))
-    needed = {path for file in python.files for path in _and_directories(file)}
+    needed = {path for file in python.files for path in path_prefixes(file)}
     _link_beside(tree, view, project.root, set(project.nested), needed)
     own = tree / "pyrightconfig.json"
     config = json_object(load_json(own.read_text(encoding="utf-8", errors="replace"))) if own.is_file() else None
@@ -352,13 +353,6 @@ def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], needed: 
             _link_beside(tree, view, root, left_out, needed, path)
         elif within:
             (view / path).symlink_to(entry)
-
-
-def _and_directories(path: str) -> Iterator[str]:
-    """`a/b/c.py`, `a/b`, `a`."""
-    while path:
-        yield path
-        path = path.rpartition("/")[0]
 
 
 def _tree_modules(project: Project, python_files: Iterable[str]) -> list[str]:

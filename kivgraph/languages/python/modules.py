@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
-from kivgraph.languages import ModuleTarget, RepoLayout
+from kivgraph.languages import ModuleTarget, RepoLayout, path_prefixes
 from kivgraph.model import Language, Package
 
 INIT_FILES = ("__init__.py", "__init__.pyi")
@@ -151,7 +151,7 @@ def python_roots(paths: Iterable[str]) -> list[str]:
     roots: set[str] = set()
     for path in paths:
         if path.endswith(PYTHON_SUFFIXES):
-            holders = [d for d in [*_directories(path), ""] if d in manifests]
+            holders = [d for d in [*path_prefixes(parent_dir(path)), ""] if d in manifests]
             roots.update(holders or [""])
     return sorted(roots)
 
@@ -162,17 +162,9 @@ def python_search_paths(paths: Iterable[str]) -> list[str]:
     every project of the tree would put on the path. One list for the whole tree, so that a module
     has one name whichever project's type checker names it (kivgraph/scip/run.py gives it to each)."""
     paths = list(paths)
-    sources = {d for p in paths if p.endswith(PYTHON_SUFFIXES) for d in _directories(p) if d.endswith("src")}
+    python = (p for p in paths if p.endswith(PYTHON_SUFFIXES))
+    sources = {d for p in python for d in path_prefixes(parent_dir(p)) if d.endswith("src")}
     return [f"{r}/src" if f"{r}/src" in sources else r for r in python_roots(paths) if r]
-
-
-def _directories(path: str) -> list[str]:
-    """The directories above `path` but the top of the tree: `a/b/c.py` → `a/b`, `a`."""
-    found: list[str] = []
-    while "/" in path:
-        path = path.rpartition("/")[0]
-        found.append(path)
-    return found
 
 
 _IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
