@@ -6,6 +6,7 @@ loads no parser.
 """
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ from kivgraph.store.git import (
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Larger files are generated or vendored far more often than written: skipped and recorded."""
+KEPT_BLOB_BYTES = 256 << 20
+"""What a snapshot keeps of the blobs it has read, for their next read (_Blobs)."""
 SKIPPED_DIRECTORIES = frozenset({"node_modules", ".git"})
 
 
@@ -100,8 +103,9 @@ def snapshot_at(path: str, revision: str = "HEAD", worktree: bool = False) -> Sn
     gitlinks = [e for e in entries if e.kind is EntryKind.SUBMODULE]
     urls = submodule_urls(repo, str(commit.id)) if gitlinks else {}
     snap.submodules = [Submodule(e.path, e.oid, urls.get(e.path, "")) for e in gitlinks]
+    blobs = _Blobs(repo)
     snap.files = [
-        TreeFile(e.path, blob_size(repo, e.oid), e.oid, e.kind is EntryKind.LINK, _blob_reader(repo, e.oid))
+        TreeFile(e.path, blob_size(repo, e.oid), e.oid, e.kind is EntryKind.LINK, blobs.reader(e.oid))
         for e in entries
         if e.kind is not EntryKind.SUBMODULE
     ]
@@ -114,9 +118,34 @@ def languages_at(path: str, revision: str = "HEAD") -> frozenset[Language]:
     return frozenset(lang for f in snapshot_at(path, revision).files if (lang := language_of(f.path)) is not None)
 
 
-def _blob_reader(repo: pygit2.Repository, oid: str) -> Callable[[], bytes]:
-    """Read a blob only when it is parsed, so a large tree is never held in memory at once."""
-    return lambda: read_blob(repo, oid)
+class _Blobs:
+    """A commit's blobs, each read only when asked for, and kept for the next read of it up to
+    KEPT_BLOB_BYTES in all (the oldest go first), so a large tree is never held in memory at once.
+    A shard reads each of its files three times — their imports, to plan; the type checkers' copy;
+    the parse — and one job twice: inflating them again took a shard of 6 MB of Go 0.08 s."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self.kept: dict[str, bytes] = {}
+        self.kept_bytes = 0
+        self.lock = threading.Lock()  # the copy for the type checkers may be written from a thread
+
+    def reader(self, oid: str) -> Callable[[], bytes]:
+        return lambda: self.read(oid)
+
+    def read(self, oid: str) -> bytes:
+        with self.lock:
+            data = self.kept.get(oid)
+        if data is not None:
+            return data
+        data = read_blob(self.repo, oid)
+        with self.lock:
+            if oid not in self.kept and len(data) <= KEPT_BLOB_BYTES:
+                self.kept[oid] = data
+                self.kept_bytes += len(data)
+                while self.kept_bytes > KEPT_BLOB_BYTES:
+                    self.kept_bytes -= len(self.kept.pop(next(iter(self.kept))))
+        return data
 
 
 def _worktree_files(root: str, paths: list[str], submodules: set[str]) -> Iterator[TreeFile]:

@@ -230,3 +230,20 @@ def test_indexing_runs_with_the_cycle_collector_paused_and_restores_it(make_repo
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_snapshot_inflates_a_blob_once_and_keeps_no_more_than_its_bound(make_repo, monkeypatch):
+    from kivgraph import snapshot
+
+    repo = make_repo({"a.go": "a" * 100, "b.go": "b" * 100, "c.go": "c" * 100})
+    inflated: list[str] = []
+    reading = snapshot.read_blob
+    monkeypatch.setattr(snapshot, "read_blob", lambda r, oid: inflated.append(oid) or reading(r, oid))
+    monkeypatch.setattr(snapshot, "KEPT_BLOB_BYTES", 250)
+    files = {f.path: f for f in snapshot.snapshot_at(str(repo.path)).files}
+    a, b, c = files["a.go"], files["b.go"], files["c.go"]
+    assert [a.read(), b.read(), a.read(), b.read()] == [b"a" * 100, b"b" * 100, b"a" * 100, b"b" * 100]
+    assert inflated == [a.digest, b.digest]  # read again, not inflated again
+    assert c.read() == b"c" * 100  # 300 bytes would pass the bound: the oldest, a's, goes
+    assert (b.read(), a.read()) == (b"b" * 100, b"a" * 100)
+    assert inflated == [a.digest, b.digest, c.digest, a.digest]

@@ -199,15 +199,15 @@ def command(project: Project, binary: str, output: Path, go: str = UNDATED_GO_VE
 
 def run_project(
     project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None = None,
-    python: "PythonTree | None" = None,
+    shared: "Shared | None" = None,
 ) -> AnalyzerRun:  # fmt: skip
     """Run one indexer over `tree` (the working tree itself when `in_place`, else a copy of the
-    commit; `origin` is then the working tree the copy stands for, if any). `python`: what the
-    runs of the tree's Python projects share.
+    commit; `origin` is then the working tree the copy stands for, if any). `shared`: what the
+    runs over the tree share.
 
     What it could not see names paths as the tree does (`mods/go.mod`, not the scratch copy's
     absolute path): a generation is the same whichever directory the indexer ran in."""
-    run = _run_project(project, tree, outputs, in_place, origin, python or PythonTree(()))
+    run = _run_project(project, tree, outputs, in_place, origin, shared or Shared())
     roots: set[str] = {str(tree), str(outputs)} | ({str(origin)} if origin is not None else set())
     places = sorted(roots, key=len, reverse=True)  # a scratch tree inside the scratch directory first
 
@@ -221,7 +221,7 @@ def run_project(
 
 
 def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, origin: Path | None,
-                 python: "PythonTree") -> AnalyzerRun:  # fmt: skip
+                 shared: "Shared") -> AnalyzerRun:  # fmt: skip
     started = time.monotonic()
     where = project.root or "."
     found = locate(project.spec, probe=False)
@@ -236,10 +236,10 @@ def _run_project(project: Project, tree: Path, outputs: Path, in_place: bool, or
             extra = {"CARGO_TARGET_DIR": str(outputs / "cargo-target")}
         keep: Callable[[str], bool] | None = None
         if project.spec.name == "scip-python":
-            cwd, keep = python_view(project, tree, outputs, python), project.owns
+            cwd, keep = python_view(project, tree, outputs, shared), project.owns
         return _analyze(project, found.path, cwd, outputs, extra, started, (), keep=keep)
     workspace = go_workspace(cwd, tree, None if in_place else origin, project.root, outputs)
-    go = {"GOWORK": workspace, "GOFLAGS": go_flags()}
+    go = {"GOWORK": workspace, "GOFLAGS": shared.go_flags()}
     # scip-go quietly labels packages it cannot load as standard library; fetching the
     # module's dependencies first is what `go build` would do, and says what is missing.
     scratch = outputs / f"go-mod-{abs(hash(project.root))}"
@@ -298,7 +298,7 @@ PYRIGHT_EXCLUDES = ("**/node_modules", "**/__pycache__", "**/.*")
 """What pyright leaves out of a project when its configuration names nothing to exclude."""
 
 
-def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree") -> Path:
+def python_view(project: Project, tree: Path, scratch: Path, shared: "Shared") -> Path:
     """Where scip-python runs for a Python project: a directory holding, by links, the project's
     root of `tree` and nothing else (the projects nested in it left out), so that each path is the
     tree's and scip-python walks the project's own files alone — it walks every file under where it
@@ -307,10 +307,10 @@ def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree
     projects' modules are found where they are, on its search path (Project.search, the same for
     every project, so that a module has one name whichever project's index names it), and named as
     the tree's own package by the environment it is given (its entry beside the installed
-    distributions, PythonTree). A pyrightconfig.json of its own: the tree's, if it has one, with
+    distributions, Shared). A pyrightconfig.json of its own: the tree's, if it has one, with
     those paths. Nothing is written into the tree."""
     view = Path(tempfile.mkdtemp(prefix="python-", dir=scratch))
-    needed = {path for file in python.files for path in path_prefixes(file)}
+    needed = {path for file in shared.python_files for path in path_prefixes(file)}
     _link_beside(tree, view, project.root, set(project.nested), needed)
     own = tree / "pyrightconfig.json"
     config = json_object(load_json(own.read_text(encoding="utf-8", errors="replace"))) if own.is_file() else None
@@ -330,8 +330,9 @@ def python_view(project: Project, tree: Path, scratch: Path, python: "PythonTree
     # The tree's entry first: scip-python passes over a match with the first entry and goes on to
     # the next that matches, so a module an installed distribution also has is named by that, as
     # scip-python names it when it reads the environment itself, whatever the order pip lists.
-    tree_entry = {"name": PROJECT_NAME, "version": PROJECT_VERSION, "files": _tree_modules(project, python.files)}
-    environment = [tree_entry, *python.installed()]
+    modules = _tree_modules(project, shared.python_files)
+    tree_entry = {"name": PROJECT_NAME, "version": PROJECT_VERSION, "files": modules}
+    environment = [tree_entry, *shared.installed()]
     (view / ".kivgraph-environment.json").write_text(json.dumps(environment), encoding="utf-8")
     return view
 
@@ -372,19 +373,28 @@ def _tree_modules(project: Project, python_files: Iterable[str]) -> list[str]:
 
 
 @dataclass
-class PythonTree:
-    """What the runs of one tree's Python projects share: its Python files, and the distributions
-    installed for the Python scip-python would ask, read once for them all."""
+class Shared:
+    """What the runs over one tree share, each read once for them all when first asked for: the
+    tree's Python files and the distributions installed for the Python scip-python would ask, and
+    the GOFLAGS of its Go runs (`go env` takes ~20 ms, and two runs start at once)."""
 
-    files: tuple[str, ...]
+    python_files: tuple[str, ...] = ()
     _installed: tuple[dict[str, object], ...] | None = None
+    _go_flags: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _go_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def installed(self) -> tuple[dict[str, object], ...]:
         with self._lock:
             if self._installed is None:
                 self._installed = site_packages()
             return self._installed
+
+    def go_flags(self) -> str:
+        with self._go_lock:  # not behind the distributions, which take a second or more to list
+            if self._go_flags is None:
+                self._go_flags = go_flags()
+            return self._go_flags
 
 
 def site_packages() -> tuple[dict[str, object], ...]:
@@ -736,10 +746,10 @@ class Analysis:
                 self.finish()
                 raise
         origin = Path(worktree) if worktree else None
-        python = PythonTree(tuple(p for p in paths if p.endswith(PYTHON_SUFFIXES)))
+        shared = Shared(tuple(p for p in paths if p.endswith(PYTHON_SUFFIXES)))
         for project, here in places.items():
             tree = Path(worktree) if here and worktree is not None else copied
-            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin, python))
+            self.pending.append(self.pool.submit(run_project, project, tree, self.scratch, here, origin, shared))
 
     def _write(self, tree_files: list[tuple[str, bytes]], worktree: str | None, go: list[str], scratch: Path) -> Path:
         """Where the copy was written: in memory when there is room, else (or when writing there
