@@ -92,6 +92,9 @@ MORE_MODULES = (
 others (cobra uses pflag, gjson match and pretty, zap multierr; zap, multierr and cli replace
 yaml.v3, whose go.mod has no `go` line). They found a merge that differed from one job: `go mod
 download` had written a go line into yaml.v3's go.mod, which zap's go command then read."""
+INCREMENTAL = ("leaf", "library", "addition", "removal")
+"""The (c) changes, each committed on the one before and indexed on its generation (`reuse`)."""
+ADDED = "\nfunc KivgraphBenchAdded() int { return 1 }\n"
 TABLES = ("files", "packages", "symbols", "edges", "external_references", "unresolved", "invisible_scopes")
 
 
@@ -216,7 +219,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         merged = median(r[2] for r in rounds)
         a, b = load_from_file(str(work / "one.kgen")), load_from_file(str(work / "merged.kgen"))
         differing = differences(a, b)
-        incremental = [reuse(repo, work, plan, kind) for kind in ("leaf", "library", "surface")]
+        incremental = [reuse(repo, work, plan, kind) for kind in INCREMENTAL]
         return {
             "modules": [str(m) for m in modules], "units": len(plan["units"]), "shards": args.shards,
             "files": len(a.files), "symbols": len(a.symbols), "edges": len(a.edges),
@@ -240,8 +243,9 @@ def reuse(repo: Path, work: Path, plan: dict[str, Any], kind: str) -> dict[str, 
     in full (untimed here: (a) is the full figure) to check the two are identical.
 
     leaf: a comment in one file of the smallest unit nothing depends on; library: a comment in the
-    unit most others depend on; surface: a new exported function in that unit (its dependents
-    are re-indexed too)."""
+    unit most others depend on; addition: a new exported function in that unit (its dependents are
+    kept: none spells its name); removal: that function removed again (a change of its public
+    surface: its dependents are re-indexed too)."""
     units = plan["units"]
     dependents = {u["id"]: sum(u["id"] in v["depends_on"] for v in units) for u in units}
     if kind == "leaf":
@@ -252,12 +256,15 @@ def reuse(repo: Path, work: Path, plan: dict[str, Any], kind: str) -> dict[str, 
     sources = sorted(p for p in root.rglob("*.go") if not p.name.endswith("_test.go") and "testdata" not in p.parts)
     target = next((p for p in sources if p.parent == root), sources[0])
     text = target.read_text(encoding="utf-8")
-    addition = "\nfunc KivgraphBenchAdded() int { return 1 }\n" if kind == "surface" else "\n// touched\n"
-    target.write_text(text + addition, encoding="utf-8")
+    if kind == "removal":
+        target.write_text(text.replace(ADDED, ""), encoding="utf-8")
+    else:
+        target.write_text(text + (ADDED if kind == "addition" else "\n// touched\n"), encoding="utf-8")
     git = ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
     base = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     subprocess.run([*git, "commit", "-q", "-am", f"bench: {kind} change"], check=True)
-    before = work / ("one.kgen" if kind == "leaf" else f"reuse-{'leaf' if kind == 'library' else 'library'}.kgen")
+    earlier = INCREMENTAL.index(kind) - 1
+    before = work / ("one.kgen" if earlier < 0 else f"reuse-{INCREMENTAL[earlier]}.kgen")
     out = work / f"reuse-{kind}.kgen"
     progress(f"(c) {kind}: {target.relative_to(repo)} changed, indexing on {base[:12]}'s generation…")
     answer = work / f"reuse-{kind}.json"

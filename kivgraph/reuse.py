@@ -3,8 +3,10 @@ planned units (kivgraph/plan.py) whose inputs changed and keeping the ancestor's
 
 A unit is re-indexed when a file of its changed, when a manifest above or below its root changed,
 or when a unit it depends on changed its public surface (a symbol added, removed, renamed or
-re-signed). It is re-indexed together with the units it depends on (their declarations are what
-its uses resolve to; Go's type checker reads theirs too), but only its own rows are taken. Anything
+re-signed; a Go module that only added declarations reaches only the units that spell an added
+name, ADDITIONS_SPELLED). It is re-indexed together with the units it depends on (their
+declarations are what its uses resolve to; Go's type checker reads theirs too), but only its own
+rows are taken. Anything
 that would make the ancestor's rows wrong for this commit — another kivgraph or grammar, other
 languages, type checkers on in one and off in the other, a changed role configuration — makes
 `CannotReuse`, and the caller indexes in full. The result equals a full index of the commit.
@@ -25,7 +27,17 @@ from kivgraph.indexing import GRAMMAR_PACKAGES, Progress, grammar_versions
 from kivgraph.languages import adapter, language_of
 from kivgraph.languages.python.modules import PYTHON_MANIFESTS
 from kivgraph.languages.scopes import is_file_module
-from kivgraph.model import CALLABLE_KINDS, GenerationHeader, InvisibleScope, Language, Symbol, SymbolKind
+from kivgraph.languages.syntax import Declaration
+from kivgraph.model import (
+    CALLABLE_KINDS,
+    FileStatus,
+    Generation,
+    GenerationHeader,
+    InvisibleScope,
+    Language,
+    Symbol,
+    SymbolKind,
+)
 from kivgraph.model.roles import CONFIG_FILE
 from kivgraph.plan import SYNTAX, Plan, Unit, plan_snapshot
 from kivgraph.scip.projects import ANALYZER_FAILURES
@@ -109,11 +121,16 @@ def index_reusing(
     depends = Dependencies(plan, snap, base)
     # What the changed files declare, read ahead: a surface or a name that changes reaches the units
     # it concerns in the first round; the check after each round catches anything this misses.
-    reshaped, renamed = _declared_ahead(snap, ancestor, plan, changed, languages, _reader_at(repo, base.header.commit))
+    ahead = _declared_ahead(snap, ancestor, plan, changed, languages, _reader_at(repo, base.header.commit))
+    reshaped, extended, renamed = ahead
     for unit_id in sorted(reshaped):
         if unit_id in depends.by_id:
             for dependent in sorted(depends.dependents(depends.by_id[unit_id])):
                 dirty.setdefault(dependent, f"{unit_id} changed its public surface")
+    for unit_id, added in sorted(extended.items()):
+        if unit_id in depends.by_id:
+            for dependent, why in _seeing(depends, depends.by_id[unit_id], added, set(dirty)).items():
+                dirty.setdefault(dependent, why)
     for unit_id, why in depends.naming(renamed, set(dirty)).items():
         dirty.setdefault(unit_id, why)
     rounds = 0
@@ -127,11 +144,22 @@ def index_reusing(
                               if (unit := owner.get(file)) is not None and unit.id not in closure)  # fmt: skip
         part = index_units(snap, plan, dirty, depends, languages, progress, jobs, run_analyzers, elsewhere)
         sub = part.generation
-        changed_surfaces = [
-            u for u in plan.units if u.id in dirty and _surface(sub.symbols, u) != _surface(ancestor.symbols_in(u), u)
-        ]
-        spread = {d: f"{u.id} changed its public surface" for u in changed_surfaces for d in depends.dependents(u)
-                  if d not in dirty}  # fmt: skip
+        spread: dict[str, str] = {}
+        for unit in plan.units:
+            if unit.id not in dirty:
+                continue
+            before, after = ancestor.symbols_in(unit), sub.symbols
+            if _surface(after, unit) == _surface(before, unit):
+                continue
+            added = _extension(unit, before, after) if _checked_alike(plan, unit, base_scopes, sub, changed) else None
+            reached = (
+                {d: f"{unit.id} changed its public surface" for d in depends.dependents(unit)}
+                if added is None
+                else _seeing(depends, unit, added, set())
+            )
+            for dependent, why in reached.items():
+                if dependent not in dirty:
+                    spread.setdefault(dependent, why)
         for unit_id, why in depends.naming(
             _renamed(ancestor.declared, sub.symbols, owner, dirty), {*dirty, *spread}
         ).items():
@@ -271,11 +299,17 @@ class _Ancestor:
         return codec.symbols_of(self.base, np.flatnonzero(np.isin(self.base.tables["symbols"]["file"], wanted)))
 
 
-def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: set[str],
-                    languages: frozenset[Language] | None,
-                    was_read: Callable[[str], bytes | None]) -> tuple[set[str], set[str]]:  # fmt: skip
+def _declared_ahead(
+    snap: Snapshot,
+    ancestor: _Ancestor,
+    plan: Plan,
+    changed: set[str],
+    languages: frozenset[Language] | None,
+    was_read: Callable[[str], bytes | None],
+) -> tuple[set[str], dict[str, set[str]], set[str]]:
     """(the units whose changed files declare otherwise than in `base` — names, kinds, signatures,
-    exports, and the bodies of functions whose return type is inferred from them —, the names
+    exports, and the bodies of functions whose return type is inferred from them —, of the other
+    units whose changed files only add declarations (`_added_ahead`) the names they add, the names
     declared somewhere before and not now or the reverse), from parsing the changed files alone
     (`was_read`: a file's bytes in `base`'s commit)."""
     files = {f.path: f for f in snap.files}
@@ -287,6 +321,7 @@ def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: se
             was.setdefault(s.file, Counter())[(s.name, s.kind, s.signature, s.exported)] += 1
             after[s.name] -= 1
     reshaped: set[str] = set()
+    extended: dict[str, set[str]] = {}
     for path in sorted(changed):
         language = language_of(path)
         if language is None or (languages is not None and language not in languages):
@@ -294,18 +329,109 @@ def _declared_ahead(snap: Snapshot, ancestor: _Ancestor, plan: Plan, changed: se
         tree_file = files.get(path)
         now: Counter[tuple[object, ...]] = Counter()
         inferred: Counter[tuple[str, bytes]] = Counter()
+        declarations: tuple[Declaration, ...] = ()
+        clean = True
         if tree_file is not None and not tree_file.symlink and tree_file.size <= MAX_FILE_BYTES and utf8_path(path):
             data = tree_file.read()
-            for d in adapter(language).parse(path, data).declarations:
-                now[(d.name, d.kind, d.signature, d.exported)] += 1
+            syntax = adapter(language).parse(path, data)
+            declarations, clean = syntax.declarations, not (syntax.problems or syntax.timed_out)
+            for d in declarations:
+                now[_declared_shape(d)] += 1
                 after[d.name] += 1
             inferred = _inferred_bodies(language, path, data)
         unit = plan.owner(path)
-        if unit is not None and (
-            now != was.get(path, Counter()) or inferred != _inferred_was(language, path, was_read)
-        ):
+        here = was.get(path, Counter())
+        if unit is None or (now == here and inferred == _inferred_was(language, path, was_read)):
+            continue
+        kept_files = was_read(path) is not None or _never_imported(path)
+        added = _added_ahead(unit, declarations, here, now) if clean and kept_files else None
+        if added is None:
             reshaped.add(unit.id)
-    return reshaped, {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
+        else:
+            extended.setdefault(unit.id, set()).update(added)
+    renamed = {n for n in before.keys() | after.keys() if (before[n] > 0) != (after[n] > 0)}
+    return reshaped, {u: names for u, names in extended.items() if u not in reshaped}, renamed
+
+
+ADDITIONS_SPELLED = frozenset({"scip-go"})
+"""Units whose added declarations can change another unit's index only where that unit spells an
+added name: a Go package's declaration is named, qualified by its package, wherever another
+package uses it (a dot-import's uses spell it too), and a type's method set grows only by a
+method declared on it — a member added to a type that was there is a change of that type, since
+it may make it implement another unit's interface or stop doing so. Only exported names count:
+another package cannot name the others. A new file is a change of its package, an import of the
+package resolving to its files — but for a test file (`_never_imported`). A TypeScript module's
+default export is used under any name, and a Python module's new `__getattr__` answers names
+nobody declared: their units re-run every dependent."""
+
+
+def _never_imported(path: str) -> bool:
+    """A Go test file: what an import of its package resolves to leaves it out, and no other package
+    can name what it declares."""
+    return path.endswith("_test.go")
+
+
+def _declared_shape(d: Declaration) -> tuple[object, ...]:
+    return (d.name, d.kind, d.signature, d.exported)
+
+
+def _added_ahead(unit: Unit, declarations: Sequence[Declaration], was: Counter[tuple[object, ...]],
+                 now: Counter[tuple[object, ...]]) -> set[str] | None:  # fmt: skip
+    """The exported names a changed file of `unit` (one that was there, or a test file) adds, when
+    all it does to what it declares is add top-level declarations and what they hold
+    (ADDITIONS_SPELLED); else None."""
+    if unit.analyzer not in ADDITIONS_SPELLED or was - now:
+        return None
+    added = now - was
+    new = [d for d in declarations if _declared_shape(d) in added]
+    inside = {d: [e for e in declarations if e is not d and e.start_byte <= d.start_byte and d.end_byte <= e.end_byte
+                  and (e.start_byte, e.end_byte) != (d.start_byte, d.end_byte)] for d in new}  # fmt: skip
+    top = {d.name for d in new if not d.owner and not inside[d]}
+    for d in new:
+        if (d.owner and d.owner not in top) or any(_declared_shape(e) not in added for e in inside[d]):
+            return None
+    return {d.name for d in new if d.exported}
+
+
+def _extension(unit: Unit, before: Sequence[Symbol], after: Sequence[Symbol]) -> set[str] | None:
+    """The exported names of the symbols a re-indexed unit added, when its public surface only
+    grew by top-level declarations and what they hold (ADDITIONS_SPELLED): nothing removed,
+    renamed, re-signed or re-keyed, no member added to a symbol that was there, no file added but
+    a test file; else None."""
+    if unit.analyzer not in ADDITIONS_SPELLED:
+        return None
+    files = set(unit.files)
+    was = {_shape(s) for s in before if s.file in files}
+    now = {_shape(s): s for s in after if s.file in files}
+    if not was <= now.keys():
+        return None
+    added = [s for shape, s in now.items() if shape not in was]
+    keys = {s.key for s in added}
+    if any((s.container is not None and s.container not in keys) or (is_file_module(s) and not _never_imported(s.file))
+           for s in added):  # fmt: skip
+        return None
+    return {s.name for s in added if s.exported}
+
+
+def _checked_alike(plan: Plan, unit: Unit, base_scopes: Sequence[InvisibleScope], sub: Generation,
+                   changed: set[str]) -> bool:  # fmt: skip
+    """Whether a re-indexed unit's changed files parsed cleanly and its type checker left the blind
+    spots it left in the ancestor: what another unit's type checker reads of it beyond its
+    declarations is then as it was (a package that no longer loads is a blind spot of its users too)."""
+    files = set(unit.files)
+    if any(f.path in changed and f.path in files and f.status is not FileStatus.INDEXED for f in sub.files):
+        return False
+
+    def own(scopes: Sequence[InvisibleScope]) -> set[InvisibleScope]:
+        return {s for s in scopes if (holder := owner_of_scope(plan, s)) is not None and holder.id == unit.id}
+
+    return own(base_scopes) == own(sub.invisible_scopes)
+
+
+def _seeing(depends: Dependencies, unit: Unit, added: set[str], dirty: set[str]) -> dict[str, str]:
+    """The units that depend on `unit` and spell a name it added (but those `dirty`), each with why."""
+    elsewhere = {u.id for u in depends.plan.units} - depends.dependents(unit)
+    return depends.naming(added, elsewhere | dirty, f"{unit.id} added a declaration of a name it spells")
 
 
 INFERRING = frozenset({Language.PYTHON, Language.TYPESCRIPT, Language.JAVASCRIPT})
@@ -370,8 +496,11 @@ def _renamed(declared: Sequence[tuple[str, str]], sub: Sequence[Symbol], owner: 
 def _surface(symbols: Sequence[Symbol], unit: Unit) -> frozenset[tuple[object, ...]]:
     """What other units can see of a unit: its symbols, their kinds, signatures and nesting."""
     files = set(unit.files)
-    return frozenset((s.key, s.qualified_name, s.kind, s.signature, s.exported, s.container)
-                     for s in symbols if s.file in files)  # fmt: skip
+    return frozenset(_shape(s) for s in symbols if s.file in files)
+
+
+def _shape(s: Symbol) -> tuple[object, ...]:
+    return (s.key, s.qualified_name, s.kind, s.signature, s.exported, s.container)
 
 
 def _tools(

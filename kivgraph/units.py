@@ -205,8 +205,10 @@ class Dependencies:
                     or where.startswith(f"{u.root}/"))}  # fmt: skip
         return found
 
-    def naming(self, names: set[str], skipped: set[str]) -> dict[str, str]:
-        """The units (but `skipped`) whose files spell one of `names` as a word, with the first found."""
+    def naming(self, names: set[str], skipped: set[str],
+               because: str = "a name it spells is declared or gone") -> dict[str, str]:  # fmt: skip
+        """The units (but `skipped`) whose files spell one of `names` as a word, each with why
+        (`because`, and the first name found)."""
         if not names:
             return {}
         words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
@@ -219,7 +221,7 @@ class Dependencies:
                 data = self._bytes(path)
                 hit = pattern.search(data) if data is not None else None
                 if hit is not None:
-                    found[unit.id] = f"a name it spells is declared or gone: {hit.group(1).decode()}"
+                    found[unit.id] = f"{because}: {hit.group(1).decode()}"
                     break
         return found
 

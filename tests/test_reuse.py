@@ -271,12 +271,73 @@ def test_a_go_module_reaches_the_modules_it_imports_or_replaces_not_all_its_go_m
         return outcomes(out)
 
     run("index", str(repo.path), "--languages", "go")
-    assert step({"lib/lib.go": lib + "\n// New is new.\nfunc New() int { return 2 }\n"}) == {
+    assert step({"lib/lib.go": lib.replace("func Do() int { return 1 }", "func Do(n int) int { return n }")}) == {
         "scip-go:lib": "lib/lib.go changed", "scip-go:app": "scip-go:lib changed its public surface",
         "scip-go:pub": "reused", "scip-go:use": "scip-go:lib changed its public surface"}  # fmt: skip
     found = step({"app/app.go": "package app\n\n// App needs no library.\nfunc App() int { return 3 }\n"}, True)
     assert found == {"scip-go:lib": "reused", "scip-go:app": "app/app.go changed", "scip-go:pub": "reused",
                      "scip-go:use": "reused"}  # fmt: skip
+
+
+def test_a_go_module_that_only_adds_declarations_reaches_only_the_modules_that_spell_them(make_repo, tmp_path: Path):
+    """A Go package's declaration is named, qualified, wherever another module uses it: a module
+    whose change only adds top-level declarations re-indexes the dependents that spell an added name
+    (one whose call of it did not resolve before), not the others — nor those that spell only an
+    unexported one (`mode`, declared elsewhere already: no other package can name it). A method
+    added to an interface
+    that was there reaches every dependent (a type of theirs may stop implementing it), so does a
+    new file (an import of the package resolves to its files; a new test file does not), and so
+    does an addition that leaves
+    the library with a package that no longer loads (round two: the blind spot shows only once the
+    library's type checker ran). Each commit equals its full index."""
+    require("scip-go")
+    needs_lib = "require example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n"
+    lib = "package lib\n\n// Doer does.\ntype Doer interface{ Do() int }\n\n// Do does.\nfunc Do() int { return 1 }\n"
+    repo = make_repo({"lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": lib,
+                      "use/go.mod": f"module example.com/use\n\ngo 1.21\n\n{needs_lib}",
+                      "use/use.go": 'package use\n\nimport "example.com/lib"\n\ntype mine struct{}\n\n'
+                                    "func (mine) Do() int { return 2 }\n\nvar _ lib.Doer = mine{}\n\n"
+                                    "func Use() int {\n\tmode := lib.Do()\n\treturn mode + lib.Later()\n}\n",
+                      "other/go.mod": f"module example.com/other\n\ngo 1.21\n\n{needs_lib}",
+                      "other/other.go": 'package other\n\nimport "example.com/lib"\n\n'
+                                        "func Other() int { return lib.Do() + mode }\n\nvar mode = 1\n"})  # fmt: skip
+
+    def step(files: dict[str, str | bytes]) -> tuple[dict[str, str], int]:
+        repo.commit(files)
+        head = repo.git("rev-parse", "HEAD")
+        full = tmp_path / f"{head[:12]}.kgen"
+        run("index", str(repo.path), "--languages", "go", "--full", "--out", str(full))
+        out = json.loads(run("index", str(repo.path), "--languages", "go", "--json"))
+        same(load_from_notes(open_repository(str(repo.path)), head), load_from_file(str(full)))
+        return outcomes(out), out["reused"]["rounds"]  # type: ignore[index]
+
+    run("index", str(repo.path), "--languages", "go")
+    lib += "\n// New is new.\nfunc New() int { return 2 }\n\n// Fresh is a new type.\ntype Fresh struct{ mode int }\n\n"
+    lib += "// Go goes.\nfunc (f Fresh) Go() int { return f.mode }\n"
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed", "scip-go:use": "reused",
+                                          "scip-go:other": "reused"}, 1)  # fmt: skip
+    lib += "\n// Later comes later.\nfunc Later() int { return 3 }\n"
+    assert step({"lib/lib.go": lib}) == ({
+        "scip-go:lib": "lib/lib.go changed", "scip-go:other": "reused",
+        "scip-go:use": "scip-go:lib added a declaration of a name it spells: Later"}, 1)  # fmt: skip
+    lib = lib.replace("type Doer interface{ Do() int }", "type Doer interface {\n\tDo() int\n\tUndo()\n}")
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed",
+                                          "scip-go:use": "scip-go:lib changed its public surface",
+                                          "scip-go:other": "scip-go:lib changed its public surface"}, 1)  # fmt: skip
+    lib += "\n// Bad does not type-check: the library still loads, as before.\nfunc Bad() int { return nowhere }\n"
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed", "scip-go:use": "reused",
+                                          "scip-go:other": "reused"}, 1)  # fmt: skip
+    tested = 'package lib\n\nimport "testing"\n\n// TestDo is a test of its own.\nfunc TestDo(t *testing.T) { Do() }\n'
+    assert step({"lib/a_test.go": tested}) == ({"scip-go:lib": "lib/a_test.go changed", "scip-go:use": "reused",
+                                               "scip-go:other": "reused"}, 1)  # fmt: skip
+    extra = "package lib\n\n// Extra is in a file of its own.\nfunc Extra() int { return 4 }\n"
+    surface = "scip-go:lib changed its public surface"
+    assert step({"lib/extra.go": extra}) == ({"scip-go:lib": "lib/extra.go changed", "scip-go:use": surface,
+                                              "scip-go:other": surface}, 1)  # fmt: skip
+    lib = lib.replace("package lib\n", 'package lib\n\nimport "example.com/missing/pkg"\n')
+    lib += "\n// Gone needs a module nobody requires.\nfunc Gone() int { return pkg.N }\n"
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed", "scip-go:use": surface,
+                                          "scip-go:other": surface}, 2)  # fmt: skip
 
 
 def test_what_a_module_could_not_load_of_a_sibling_is_charged_to_that_module(make_repo, tmp_path: Path):
