@@ -358,7 +358,8 @@ ADDITIONS_SPELLED = frozenset({"scip-go"})
 added name: a Go package's declaration is named, qualified by its package, wherever another
 package uses it (a dot-import's uses spell it too), and a type's method set grows only by a
 method declared on it — a member added to a type that was there is a change of that type, since
-it may make it implement another unit's interface or stop doing so. Only exported names count:
+it may make it implement another unit's interface or stop doing so, but for a struct's named field
+(`_named_field`; an embedded one brings its methods). Only exported names count:
 another package cannot name the others. A new file is a change of its package, an import of the
 package resolving to its files — but for a test file (`_never_imported`). A TypeScript module's
 default export is used under any name, and a Python module's new `__getattr__` answers names
@@ -378,8 +379,8 @@ def _declared_shape(d: Declaration) -> tuple[object, ...]:
 def _added_ahead(unit: Unit, declarations: Sequence[Declaration], was: Counter[tuple[object, ...]],
                  now: Counter[tuple[object, ...]]) -> set[str] | None:  # fmt: skip
     """The exported names a changed file of `unit` (one that was there, or a test file) adds, when
-    all it does to what it declares is add top-level declarations and what they hold
-    (ADDITIONS_SPELLED); else None."""
+    all it does to what it declares is add top-level declarations and what they hold, or named
+    fields to a struct (ADDITIONS_SPELLED); else None."""
     if unit.analyzer not in ADDITIONS_SPELLED or was - now:
         return None
     added = now - was
@@ -388,16 +389,26 @@ def _added_ahead(unit: Unit, declarations: Sequence[Declaration], was: Counter[t
                   and (e.start_byte, e.end_byte) != (d.start_byte, d.end_byte)] for d in new}  # fmt: skip
     top = {d.name for d in new if not d.owner and not inside[d]}
     for d in new:
-        if (d.owner and d.owner not in top) or any(_declared_shape(e) not in added for e in inside[d]):
+        if d.owner and d.owner not in top:
             return None
+        if any(_declared_shape(e) not in added for e in inside[d]):
+            holder = min(inside[d], key=lambda e: e.end_byte - e.start_byte)
+            if not (_named_field(d.kind, d.name, d.signature) and holder.kind is SymbolKind.STRUCT):
+                return None
     return {d.name for d in new if d.exported}
+
+
+def _named_field(kind: SymbolKind, name: str, signature: str) -> bool:
+    """A struct field written with its name (`Chunk bool`, `B, C string`), not an embedded type:
+    adding one to a struct that was there changes no method set, and a use of it spells it."""
+    return kind is SymbolKind.FIELD and re.match(rf"{re.escape(name)}[ ,\t]", signature) is not None
 
 
 def _extension(unit: Unit, before: Sequence[Symbol], after: Sequence[Symbol]) -> set[str] | None:
     """The exported names of the symbols a re-indexed unit added, when its public surface only
-    grew by top-level declarations and what they hold (ADDITIONS_SPELLED): nothing removed,
-    renamed, re-signed or re-keyed, no member added to a symbol that was there, no file added but
-    a test file; else None."""
+    grew by top-level declarations and what they hold, or named fields of a struct
+    (ADDITIONS_SPELLED): nothing removed, renamed, re-signed or re-keyed, no other member added to
+    a symbol that was there, no file added but a test file; else None."""
     if unit.analyzer not in ADDITIONS_SPELLED:
         return None
     files = set(unit.files)
@@ -407,9 +418,15 @@ def _extension(unit: Unit, before: Sequence[Symbol], after: Sequence[Symbol]) ->
         return None
     added = [s for shape, s in now.items() if shape not in was]
     keys = {s.key for s in added}
-    if any((s.container is not None and s.container not in keys) or (is_file_module(s) and not _never_imported(s.file))
-           for s in added):  # fmt: skip
-        return None
+    by_key = {s.key: s for s in now.values()}
+    for s in added:
+        if is_file_module(s) and not _never_imported(s.file):
+            return None
+        if s.container is None or s.container in keys:
+            continue
+        holder = by_key.get(s.container)
+        if not (_named_field(s.kind, s.name, s.signature) and holder is not None and holder.kind is SymbolKind.STRUCT):
+            return None
     return {s.name for s in added if s.exported}
 
 

@@ -282,22 +282,28 @@ def test_a_go_module_reaches_the_modules_it_imports_or_replaces_not_all_its_go_m
 def test_a_go_module_that_only_adds_declarations_reaches_only_the_modules_that_spell_them(make_repo, tmp_path: Path):
     """A Go package's declaration is named, qualified, wherever another module uses it: a module
     whose change only adds top-level declarations re-indexes the dependents that spell an added name
-    (one whose call of it did not resolve before), not the others — nor those that spell only an
-    unexported one (`mode`, declared elsewhere already: no other package can name it). A method
-    added to an interface
-    that was there reaches every dependent (a type of theirs may stop implementing it), so does a
-    new file (an import of the package resolves to its files; a new test file does not), and so
-    does an addition that leaves
-    the library with a package that no longer loads (round two: the blind spot shows only once the
+    (one whose call of it did not resolve before), not the others — a struct's new named field
+    alike, though a literal without keys no longer compiles — nor those that spell only an
+    unexported one (`mode`, declared elsewhere already: no other package can name it). An embedded
+    field or a method added to an interface that was there reaches every dependent (a type of
+    theirs may start or stop implementing it), so does a new file (an import of the package
+    resolves to its files; a new test file does not), and so does an addition that leaves the
+    library with a package that no longer loads (round two: the blind spot shows only once the
     library's type checker ran). Each commit equals its full index."""
     require("scip-go")
     needs_lib = "require example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n"
-    lib = "package lib\n\n// Doer does.\ntype Doer interface{ Do() int }\n\n// Do does.\nfunc Do() int { return 1 }\n"
+    lib = (
+        "package lib\n\n// Doer does.\ntype Doer interface{ Do() int }\n\n"
+        "// Do does.\nfunc Do() int { return 1 }\n\n// Opts are options.\ntype Opts struct {\n\tA int\n}\n\n"
+        "// Inner is embedded.\ntype Inner struct{}\n\n// Undo undoes.\nfunc (Inner) Undo() {}\n"
+    )
     repo = make_repo({"lib/go.mod": "module example.com/lib\n\ngo 1.21\n", "lib/lib.go": lib,
                       "use/go.mod": f"module example.com/use\n\ngo 1.21\n\n{needs_lib}",
                       "use/use.go": 'package use\n\nimport "example.com/lib"\n\ntype mine struct{}\n\n'
                                     "func (mine) Do() int { return 2 }\n\nvar _ lib.Doer = mine{}\n\n"
-                                    "func Use() int {\n\tmode := lib.Do()\n\treturn mode + lib.Later()\n}\n",
+                                    "func Use() int {\n\tmode := lib.Do()\n\treturn mode + lib.Later()\n}\n\n"
+                                    "type wrap struct{ lib.Opts }\n\n// Same compares unkeyed options.\n"
+                                    "func Same() bool { return lib.Opts{1} == wrap{}.Opts }\n",
                       "other/go.mod": f"module example.com/other\n\ngo 1.21\n\n{needs_lib}",
                       "other/other.go": 'package other\n\nimport "example.com/lib"\n\n'
                                         "func Other() int { return lib.Do() + mode }\n\nvar mode = 1\n"})  # fmt: skip
@@ -320,6 +326,13 @@ def test_a_go_module_that_only_adds_declarations_reaches_only_the_modules_that_s
     assert step({"lib/lib.go": lib}) == ({
         "scip-go:lib": "lib/lib.go changed", "scip-go:other": "reused",
         "scip-go:use": "scip-go:lib added a declaration of a name it spells: Later"}, 1)  # fmt: skip
+    lib = lib.replace("\tA int\n", "\tA int\n\tHook func()\n")  # a named field: the literal and == no longer compile
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed", "scip-go:use": "reused",
+                                          "scip-go:other": "reused"}, 1)  # fmt: skip
+    lib = lib.replace("\tHook func()\n", "\tHook func()\n\tInner\n")  # embedded: Opts gains Undo
+    assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed",
+                                          "scip-go:use": "scip-go:lib changed its public surface",
+                                          "scip-go:other": "scip-go:lib changed its public surface"}, 1)  # fmt: skip
     lib = lib.replace("type Doer interface{ Do() int }", "type Doer interface {\n\tDo() int\n\tUndo()\n}")
     assert step({"lib/lib.go": lib}) == ({"scip-go:lib": "lib/lib.go changed",
                                           "scip-go:use": "scip-go:lib changed its public surface",
