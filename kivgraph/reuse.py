@@ -45,7 +45,7 @@ from kivgraph.scip.run import go_reads
 from kivgraph.snapshot import MAX_FILE_BYTES, SKIPPED_DIRECTORIES, Snapshot, readable, utf8_path
 from kivgraph.store import codec
 from kivgraph.store.codec import Columns, int_list
-from kivgraph.store.git import lookup, tree_changes
+from kivgraph.store.git import lookup, read_blob, tree_changes
 from kivgraph.units import Dependencies, given, index_units
 
 MANIFEST_NAMES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum", "package.json", "Cargo.toml",
@@ -338,7 +338,7 @@ def _declared_ahead(
             for d in declarations:
                 now[_declared_shape(d)] += 1
                 after[d.name] += 1
-            inferred = _inferred_bodies(language, path, data)
+            inferred = _inferred_bodies(language, data, declarations)
         unit = plan.owner(path)
         here = was.get(path, Counter())
         if unit is None or (now == here and inferred == _inferred_was(language, path, was_read)):
@@ -458,14 +458,16 @@ another class's `run`), so it changes the public surface as a signature does."""
 _RETURN_ANNOTATION = re.compile(r"\)\s*(?:->|:)\s*\S")
 
 
-def _inferred_bodies(language: Language, path: str, data: bytes) -> Counter[tuple[str, bytes]]:
-    """(name, digest of the source) of each function or method of a file whose return type its
-    type checker infers from the body (no `-> T`, `): T` written)."""
+def _inferred_bodies(language: Language, data: bytes,
+                     declarations: Sequence[Declaration]) -> Counter[tuple[str, bytes]]:  # fmt: skip
+    """(name, digest of the source) of each function or method of a file (its `declarations`, as
+    parsed from `data`) whose return type its type checker infers from the body (no `-> T`, `): T`
+    written)."""
     if language not in INFERRING:
         return Counter()
     return Counter(
         (d.name, hashlib.blake2b(data[d.start_byte : d.end_byte], digest_size=12).digest())
-        for d in adapter(language).parse(path, data).declarations
+        for d in declarations
         if d.kind in CALLABLE_KINDS and not _RETURN_ANNOTATION.search(d.signature)
     )
 
@@ -475,11 +477,14 @@ def _inferred_was(language: Language, path: str, read: Callable[[str], bytes | N
     if language not in INFERRING:
         return Counter()
     data = read(path)
-    return _inferred_bodies(language, path, data) if data is not None and len(data) <= MAX_FILE_BYTES else Counter()
+    if data is None or len(data) > MAX_FILE_BYTES:
+        return Counter()
+    return _inferred_bodies(language, data, adapter(language).parse(path, data).declarations)
 
 
 def _reader_at(repo: pygit2.Repository, commit: str) -> Callable[[str], bytes | None]:
-    """A file's bytes in a commit's tree, None when it has none there."""
+    """A file's bytes in a commit's tree (fetched, in a partial clone, as any blob is), None when
+    it has none there."""
     tree = lookup(repo, commit)
     root = tree.tree if isinstance(tree, pygit2.Commit) else None
 
@@ -488,8 +493,7 @@ def _reader_at(repo: pygit2.Repository, commit: str) -> Callable[[str], bytes | 
             found = root[path] if root is not None else None
         except KeyError:
             return None
-        blob = lookup(repo, found.id) if found is not None else None
-        return blob.data if isinstance(blob, pygit2.Blob) else None
+        return read_blob(repo, found.id) if found is not None and found.type == pygit2.enums.ObjectType.BLOB else None
 
     return read
 
