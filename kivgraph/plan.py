@@ -170,6 +170,9 @@ class _ShardLoad:
         self.checking: dict[str, int] = {}
         self.reaching: dict[str, int] = {}
         self.load = 0
+        self.touched = {unit: tuple(checked[unit] | reach[unit]) for unit in checked}
+        """What adding a unit changes the count of, once: balancing adds and removes units some
+        hundred thousand times on a plan of hundreds, each at every shard's start."""
 
     def add(self, unit: str) -> None:
         self.owned.add(unit)
@@ -186,18 +189,21 @@ class _ShardLoad:
         return load
 
     def _count(self, unit: str, step: int) -> None:
+        """Each unit `unit` touches costs its `work` while an owned unit checks it, else its
+        `parsed_work` while one reaches it, else nothing."""
         checked, reached = self.checked[unit], self.reach[unit]
-        for other in checked | reached:
-            self.load -= self._cost(other)
+        checking, reaching, cost = self.checking, self.reaching, self.cost
+        load = self.load
+        for other in self.touched[unit]:
+            work, parsed_work = cost[other]
+            checks, reaches = checking.get(other, 0), reaching.get(other, 0)
+            load -= work if checks > 0 else parsed_work if reaches > 0 else 0
             if other in checked:
-                self.checking[other] = self.checking.get(other, 0) + step
+                checks = checking[other] = checks + step
             if other in reached:
-                self.reaching[other] = self.reaching.get(other, 0) + step
-            self.load += self._cost(other)
-
-    def _cost(self, unit: str) -> int:
-        work, parsed_work = self.cost[unit]
-        return work if self.checking.get(unit, 0) > 0 else parsed_work if self.reaching.get(unit, 0) > 0 else 0
+                reaches = reaching[other] = reaches + step
+            load += work if checks > 0 else parsed_work if reaches > 0 else 0
+        self.load = load
 
 
 def _lighten(shards: list[_ShardLoad], swaps: bool) -> None:
