@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import cast
 
@@ -310,8 +311,7 @@ def python_view(project: Project, tree: Path, scratch: Path, shared: "Shared") -
     distributions, Shared). A pyrightconfig.json of its own: the tree's, if it has one, with
     those paths. Nothing is written into the tree."""
     view = Path(tempfile.mkdtemp(prefix="python-", dir=scratch))
-    needed = {path for file in shared.python_files for path in path_prefixes(file)}
-    _link_beside(tree, view, project.root, set(project.nested), needed)
+    _link_beside(tree, view, project.root, set(project.nested), shared.python_places)
     own = tree / "pyrightconfig.json"
     config = json_object(load_json(own.read_text(encoding="utf-8", errors="replace"))) if own.is_file() else None
     config = dict(config or {})
@@ -337,7 +337,8 @@ def python_view(project: Project, tree: Path, scratch: Path, shared: "Shared") -
     return view
 
 
-def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], needed: set[str], at: str = "") -> None:
+def _link_beside(tree: Path, view: Path, root: str, left_out: set[str], needed: frozenset[str],
+                 at: str = "") -> None:  # fmt: skip
     """Link into `view` what of `tree` lies under `root`, less the directories `left_out` (all
     repository-relative), of the entries `needed` (that hold the tree's Python files: a working
     tree's virtualenv, build output or node_modules beside them is never walked): `at` is the
@@ -375,8 +376,9 @@ def _tree_modules(project: Project, python_files: Iterable[str]) -> list[str]:
 @dataclass
 class Shared:
     """What the runs over one tree share, each read once for them all when first asked for: the
-    tree's Python files and the distributions installed for the Python scip-python would ask, and
-    the GOFLAGS of its Go runs (`go env` takes ~20 ms, and two runs start at once)."""
+    tree's Python files (and the places a project's view links), the distributions installed for
+    the Python scip-python would ask, and the GOFLAGS of its Go runs (`go env` takes ~20 ms, and
+    two runs start at once)."""
 
     python_files: tuple[str, ...] = ()
     _installed: tuple[dict[str, object], ...] | None = None
@@ -389,6 +391,11 @@ class Shared:
             if self._installed is None:
                 self._installed = site_packages()
             return self._installed
+
+    @cached_property
+    def python_places(self) -> frozenset[str]:
+        """The tree's Python files and every directory above one: what a project's view links."""
+        return frozenset(path for file in self.python_files for path in path_prefixes(file))
 
     def go_flags(self) -> str:
         with self._go_lock:  # not behind the distributions, which take a second or more to list
