@@ -1,7 +1,7 @@
 """Monorepo indexing: one job against shards plus a merge, on a monorepo of real Go modules.
 
-    python benchmarks/monorepo_bench.py [--modules DIR ... | [--small] [--add MODULE@VERSION ...]] [--shards 4]
-                                        [--repeat 3] [--json FILE]
+    python benchmarks/monorepo_bench.py [--modules DIR ... | [--small] [--add MODULE@VERSION ...] |
+                                         --repository DIR] [--shards 4] [--repeat 3] [--json FILE]
 
 The monorepo is built from modules in the Go module cache (`go env GOMODCACHE`; by default the 41
 of CORE_MODULES and MORE_MODULES, with `--small` the 20 of CORE_MODULES, each downloaded first when
@@ -9,7 +9,8 @@ the cache has it not — or the directories given), each copied with its go.mod
 under mods/<name>/ of a fresh git repository and committed. A module that requires another of the
 tree at the version the tree holds builds against that sibling, by a `replace` in its go.mod, as
 the modules of a monorepo do (uses of a sibling it requires at another version stay uses of the
-published module). Measured:
+published module). With `--repository DIR`, a clone of a real Go monorepo at its HEAD is measured
+instead (charmbracelet/x, for one). Measured:
   (a) `kivgraph index --languages go --out` of the commit, in one process;
   (b) `kivgraph index --shard K/N` for each shard, one after another (each alone on the machine, as
       on a machine of its own), then `kivgraph merge`; the critical path is the longest shard plus
@@ -181,7 +182,11 @@ def timed(command: list[str], log: Path, stdout: Path | None = None) -> float:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     cache = module_cache()
-    if args.modules:
+    modules: list[Path] = []
+    if args.repository:
+        if not (Path(args.repository) / ".git").exists():
+            sys.exit(f"Error: {args.repository} is not a git repository")
+    elif args.modules:
         modules = [Path(m) for m in args.modules]
     else:
         wanted = [*CORE_MODULES, *(() if args.small else MORE_MODULES), *(args.add or [])]
@@ -190,13 +195,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             progress(f"downloading {len(missing)} modules missing from {cache}…")
             subprocess.run(["go", "mod", "download", *missing], cwd=tempfile.gettempdir(), check=False)
         modules = [cache / escaped(m) for m in wanted if (cache / escaped(m) / "go.mod").exists()]
-    if not modules:
+    if not modules and not args.repository:
         sys.exit(f"Error: no Go modules found in {cache}; pass --modules DIR ...")
     with tempfile.TemporaryDirectory(prefix="kivgraph-monorepo-bench-") as directory:
         work = Path(directory)
         repo = work / "mono"
-        progress(f"building a monorepo of {len(modules)} modules from {cache}…")
-        build(modules, repo)
+        if args.repository:  # a clone: its notes are not taken, and (c) commits only there
+            progress(f"cloning {args.repository}…")
+            subprocess.run(["git", "clone", "-q", str(args.repository), str(repo)], check=True)
+        else:
+            progress(f"building a monorepo of {len(modules)} modules from {cache}…")
+            build(modules, repo)
         plan = json.loads(subprocess.run([*kivgraph(), "plan", str(repo), "--languages", "go", "--shards",
                                           str(args.shards), "--json"], capture_output=True, text=True,
                                          check=True).stdout)  # fmt: skip
@@ -228,7 +237,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         differing = differences(a, b)
         incremental = [reuse(repo, work, plan, kind) for kind in INCREMENTAL]
         return {
-            "modules": [str(m) for m in modules], "units": len(plan["units"]), "shards": args.shards,
+            "source": args.repository or [str(m) for m in modules], "units": len(plan["units"]),
+            "shards": args.shards,
             "files": len(a.files), "symbols": len(a.symbols), "edges": len(a.edges),
             "one_job_s": one, "shard_s": shards, "merge_s": merged, "rounds": len(rounds),
             "critical_path_s": median(max(r[1]) + r[2] for r in rounds),
@@ -294,6 +304,8 @@ def main() -> None:
                         help="Go module directories (default: CORE_MODULES and MORE_MODULES)")  # fmt: skip
     parser.add_argument("--add", nargs="+", metavar="MODULE@VERSION", help="modules of the module cache to add")
     parser.add_argument("--small", action="store_true", help="CORE_MODULES alone: 20 modules, half the tree")
+    parser.add_argument("--repository", metavar="DIR",
+                        help="measure a clone of this Go monorepo at its HEAD instead of building one")  # fmt: skip
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3, help="rounds of (a) and (b), side by side (default 3)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
@@ -303,7 +315,8 @@ def main() -> None:
     r = run(args)
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2), encoding="utf-8")
-    print(f"monorepo: {len(r['modules'])} Go modules, {r['units']} units, {r['files']:,} files, "
+    source = r["source"] if isinstance(r["source"], str) else f"{len(r['source'])} Go modules"
+    print(f"monorepo: {source}, {r['units']} units, {r['files']:,} files, "
           f"{r['symbols']:,} symbols, {r['edges']:,} edges; medians of {r['rounds']} rounds")  # fmt: skip
     print("| measure | seconds |\n|---|---:|")
     print(f"| (a) one job | {r['one_job_s']:.1f} |")
